@@ -1,0 +1,43 @@
+# Two commands for a new machine: `make demo` and `make test`.
+# Each installs the system libraries Spotlite needs when they are missing, builds, and runs.
+
+SWIFT ?= swift
+SYSTEM_PACKAGES := libxapian-dev libsqlite3-dev sqlite3
+JOBS ?=
+
+.PHONY: all deps build release test demo bench stress clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(SYSTEM_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing missing system packages:$$missing"; \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) || exit 1; \
+	  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then \
+	    (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) || exit 1; \
+	  else \
+	    echo "make: these packages are missing:$$missing. Install them as root (apt-get install$$missing) and run make again." >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+demo: release
+	.build/release/spotlite demo
+
+clean:
+	rm -rf .build

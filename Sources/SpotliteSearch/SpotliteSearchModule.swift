@@ -1,0 +1,4 @@
+import CXapian
+import SpotliteStore
+/// Placeholder.
+public enum SpotliteSearchModule {}

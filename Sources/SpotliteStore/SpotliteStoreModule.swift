@@ -1,0 +1,3 @@
+import GRDB
+/// Placeholder.
+public enum SpotliteStoreModule {}
