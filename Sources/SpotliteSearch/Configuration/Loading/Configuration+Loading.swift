@@ -1,0 +1,126 @@
+import Foundation
+import TOMLKit
+
+extension Configuration {
+    /// Reads and checks the configuration file at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: the file, absolute or relative to the current directory; errors name it as given.
+    ///   - baseDirectory: the directory relative `store` and `index` paths are resolved against; the current
+    ///     directory when nil.
+    /// - Throws: ``ConfigurationError`` when the file cannot be read, is not valid TOML or breaks a rule.
+    public init(contentsOf path: String, baseDirectory: String? = nil) throws(ConfigurationError) {
+        let text = try Self.readText(at: path)
+        try self.init(tomlString: text, source: path, baseDirectory: baseDirectory)
+    }
+
+    /// Reads and checks the configuration file at a file URL; see `init(contentsOf:baseDirectory:)` taking a path.
+    public init(contentsOf url: URL, baseDirectory: URL? = nil) throws(ConfigurationError) {
+        try self.init(contentsOf: url.path, baseDirectory: baseDirectory?.path)
+    }
+
+    /// Parses and checks configuration text.
+    ///
+    /// - Parameters:
+    ///   - tomlString: the TOML document.
+    ///   - source: how errors name the document, usually its path.
+    ///   - baseDirectory: the directory relative `store` and `index` paths are resolved against; the current
+    ///     directory when nil.
+    /// - Throws: ``ConfigurationError`` when the text is not valid TOML or breaks a rule.
+    public init(tomlString: String, source: String = "configuration", baseDirectory: String? = nil) throws(ConfigurationError) {
+        let root = try Self.parseTOML(tomlString, source: source)
+        let decoder = ConfigurationDecoder(source: source, order: TOMLKeyOrder(source: tomlString))
+        var configuration = try decoder.decode(root)
+        try configuration.validate(source: source)
+        let base = baseDirectory ?? Self.currentDirectory
+        configuration.storePath = Self.resolvePath(configuration.storePath, against: base)
+        configuration.indexPath = Self.resolvePath(configuration.indexPath, against: base)
+        self = configuration
+    }
+
+    /// Checks every rule of the file format against this value: names, ranges, options that fit their field type,
+    /// and settings that contradict each other. The loaders call it; call it yourself on a configuration built or
+    /// changed in Swift.
+    ///
+    /// - Parameter source: how errors name this configuration.
+    /// - Throws: ``ConfigurationError`` with the TOML key path of the first problem found.
+    public func validate(source: String = "Configuration") throws(ConfigurationError) {
+        try ConfigurationValidator(source: source).validate(self)
+    }
+
+    /// `path` made absolute against `baseDirectory`, with `.` and `..` steps and repeated slashes removed (lexically,
+    /// without following symbolic links). A leading `~` stands for the home directory, as it would in a shell.
+    public static func resolvePath(_ path: String, against baseDirectory: String) -> String {
+        var expanded = path
+        if path == "~" || path.hasPrefix("~/") {
+            expanded = homeDirectory + path.dropFirst()
+        }
+        let joined = expanded.hasPrefix("/") ? expanded : baseDirectory + "/" + expanded
+        var parts: [Substring] = []
+        for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
+            switch part {
+            case ".": continue
+            case "..": _ = parts.popLast()
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    /// The process's current directory, the default base of relative paths.
+    static var currentDirectory: String {
+        FileManager.default.currentDirectoryPath
+    }
+
+    private static var homeDirectory: String {
+        ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    }
+
+    private static func readText(at path: String) throws(ConfigurationError) -> String {
+        func failure(_ message: String) -> ConfigurationError {
+            ConfigurationError(source: path, keyPath: "", kind: .unreadableFile, message: message)
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw failure("cannot read the configuration: no such file; check the path")
+        }
+        guard !isDirectory.boolValue else {
+            throw failure("cannot read the configuration: this is a directory; name the .toml file inside it")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw failure("cannot read the configuration: \(error.localizedDescription); check its permissions")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw failure("cannot read the configuration: it is not UTF-8 text; save it as UTF-8")
+        }
+        return text
+    }
+
+    private static func parseTOML(_ text: String, source: String) throws(ConfigurationError) -> TOMLTable {
+        // toml++ reads a C string, so a NUL would silently end the document early; TOML forbids it anyway.
+        var line = 1, column = 1
+        for byte in text.utf8 {
+            if byte == 0 {
+                throw ConfigurationError(
+                    source: source, keyPath: "", kind: .syntax(line: line, column: column),
+                    message: "invalid TOML: a NUL character is not allowed; remove it"
+                )
+            }
+            (line, column) = byte == UInt8(ascii: "\n") ? (line + 1, 1) : (line, column + 1)
+        }
+        do {
+            return try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            let begin = error.source.begin
+            throw ConfigurationError(
+                source: source, keyPath: "", kind: .syntax(line: begin.line, column: begin.column),
+                message: "invalid TOML: \(error.description)"
+            )
+        } catch {
+            throw ConfigurationError(source: source, keyPath: "", kind: .syntax(line: 1, column: 1), message: "invalid TOML: \(error)")
+        }
+    }
+}

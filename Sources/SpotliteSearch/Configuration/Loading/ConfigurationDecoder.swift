@@ -1,0 +1,261 @@
+import TOMLKit
+
+/// Turns a parsed TOML document into a ``Configuration``, checking what only the document can tell: unknown and
+/// missing keys, value types, durations, and options written on a field type they do not apply to. Value rules
+/// shared with configurations built in Swift live in ``ConfigurationValidator``.
+struct ConfigurationDecoder {
+    let source: String
+    let order: TOMLKeyOrder
+
+    private static let rootKeys = ["store", "index", "history", "indexer", "entities"]
+    private static let historyKeys = ["authors", "batch_authors", "mirror_authors", "maximum_duration", "clean"]
+    private static let cleanKeys = ["every", "notifications"]
+    private static let indexerKeys = ["author", "language", "stopwords", "batch_size"]
+    private static let entityKeys = ["key", "preserve_on_delete", "fields"]
+    private static let fieldKeys = ["type", "weight", "prefix", "store", "facet", "separator", "sortable"]
+
+    func decode(_ root: TOMLTable) throws(ConfigurationError) -> Configuration {
+        let document = Table(root, at: .root)
+        try checkKeys(of: document, known: Self.rootKeys)
+        var configuration = Configuration()
+        if let store = try string(document, "store", expected: Expectation.path) {
+            configuration.storePath = store
+        }
+        if let index = try string(document, "index", expected: Expectation.path) {
+            configuration.indexPath = index
+        }
+        if let history = try table(document, "history", expected: "a table ([history])") {
+            configuration.history = try decodeHistory(history)
+        }
+        if let indexer = try table(document, "indexer", expected: "a table ([indexer])") {
+            configuration.indexer = try decodeIndexer(indexer)
+        }
+        if let entities = try table(document, "entities", expected: Expectation.entities) {
+            configuration.entities = try orderedKeys(of: entities).map { name throws(ConfigurationError) in
+                try decodeEntity(named: name, in: entities)
+            }
+        }
+        return configuration
+    }
+
+    // MARK: - Tables
+
+    private func decodeHistory(_ history: Table) throws(ConfigurationError) -> HistoryConfiguration {
+        try checkKeys(of: history, known: Self.historyKeys)
+        var result = HistoryConfiguration()
+        result.authors = try strings(history, "authors", expected: Expectation.authorList) ?? []
+        result.batchAuthors = try strings(history, "batch_authors", expected: Expectation.authorList) ?? []
+        result.mirrorAuthors = try strings(history, "mirror_authors", expected: Expectation.authorList) ?? []
+        if let text = try string(history, "maximum_duration", expected: Expectation.duration) {
+            result.maximumDuration = try duration(text, at: history.path.appending("maximum_duration"))
+        }
+        if let clean = history.table["clean"] {
+            result.clean = try decodeClean(clean, at: history.path.appending("clean"))
+        }
+        return result
+    }
+
+    private func decodeClean(_ value: TOMLValueConvertible, at path: ConfigurationKeyPath) throws(ConfigurationError) -> CleanPolicy {
+        if let text = value.string {
+            guard text == "none" else {
+                throw error(at: path, .invalidValue, "expected \(Expectation.cleanPolicy); found \(Self.describe(value))")
+            }
+            return .none
+        }
+        guard let table = value.table else {
+            throw error(at: path, .wrongType, "expected \(Expectation.cleanPolicy); found \(Self.describe(value))")
+        }
+        let clean = Table(table, at: path)
+        try checkKeys(of: clean, known: Self.cleanKeys)
+        let every = try string(clean, "every", expected: Expectation.duration)
+        let notifications = try integer(clean, "notifications", expected: Expectation.notifications)
+        switch (every, notifications) {
+        case let (text?, nil):
+            return .every(try duration(text, at: path.appending("every")))
+        case let (nil, count?):
+            return .notifications(count)
+        case (.some, .some):
+            throw error(at: path, .conflict, "expected exactly one of every or notifications; found both; keep one")
+        case (nil, nil):
+            throw error(at: path, .missingKey, "expected \(Expectation.cleanPolicy); found an empty table")
+        }
+    }
+
+    private func decodeIndexer(_ indexer: Table) throws(ConfigurationError) -> IndexerConfiguration {
+        try checkKeys(of: indexer, known: Self.indexerKeys)
+        var result = IndexerConfiguration()
+        if let author = try string(indexer, "author", expected: Expectation.authorName) {
+            result.author = author
+        }
+        if let language = try string(indexer, "language", expected: Expectation.language) {
+            result.language = language
+        }
+        if let stopwords = try string(indexer, "stopwords", expected: Expectation.stopwords) {
+            result.stopwords = stopwords
+        }
+        if let batchSize = try integer(indexer, "batch_size", expected: Expectation.batchSize) {
+            result.batchSize = batchSize
+        }
+        return result
+    }
+
+    private func decodeEntity(named name: String, in entities: Table) throws(ConfigurationError) -> EntityConfiguration {
+        // The name is checked first: everything else about an entity with a hostile name is beside the point.
+        if let problem = IdentifierRules.problemWithEntityName(name) {
+            throw error(at: entities.path.appending(name), .invalidValue, problem)
+        }
+        guard let entity = try table(entities, name, expected: Expectation.entity) else {
+            throw error(at: entities.path.appending(name), .missingKey, "expected \(Expectation.entity)")
+        }
+        try checkKeys(of: entity, known: Self.entityKeys)
+        guard let key = try string(entity, "key", expected: Expectation.key) else {
+            throw error(at: entity.path.appending("key"), .missingKey, "missing; expected \(Expectation.key)")
+        }
+        let preserved = try strings(entity, "preserve_on_delete", expected: Expectation.columnList) ?? []
+        guard let fieldTable = try table(entity, "fields", expected: Expectation.fields) else {
+            throw error(
+                at: entity.path.appending("fields"), .missingKey,
+                "missing; expected \(Expectation.fields) with at least one field, e.g. title = { type = \"text\" }"
+            )
+        }
+        let fields = try orderedKeys(of: fieldTable).map { fieldName throws(ConfigurationError) in
+            try decodeField(named: fieldName, in: fieldTable)
+        }
+        return EntityConfiguration(name: name, key: key, preserveOnDelete: preserved, fields: fields)
+    }
+
+    private func decodeField(named name: String, in fields: Table) throws(ConfigurationError) -> FieldConfiguration {
+        if let problem = IdentifierRules.problemWithColumnName(name) {
+            throw error(at: fields.path.appending(name), .invalidValue, problem)
+        }
+        guard let field = try table(fields, name, expected: Expectation.field) else {
+            throw error(at: fields.path.appending(name), .missingKey, "expected \(Expectation.field)")
+        }
+        try checkKeys(of: field, known: Self.fieldKeys)
+        guard let typeName = try string(field, "type", expected: Expectation.fieldType) else {
+            throw error(at: field.path.appending("type"), .missingKey, "missing; expected \(Expectation.fieldType)")
+        }
+        guard let type = FieldType(rawValue: typeName) else {
+            throw error(
+                at: field.path.appending("type"), .invalidValue,
+                "expected \(Expectation.fieldType); found \(ConfigurationKeyPath.quoted(typeName))"
+            )
+        }
+        for option in orderedKeys(of: field) where FieldType.optionKeys.contains(option) && !type.optionKeys.contains(option) {
+            throw error(at: field.path.appending(option), .invalidValue, Expectation.misplacedOption(option, on: type))
+        }
+        let store = try bool(field, "store")
+        if type == .stored, store == false {
+            throw error(
+                at: field.path.appending("store"), .invalidValue,
+                "expected store = true or no store key: stored fields are always returned with hits; found false"
+            )
+        }
+        return FieldConfiguration(
+            name: name,
+            type: type,
+            weight: try integer(field, "weight", expected: Expectation.weight) ?? 1,
+            prefix: try string(field, "prefix", expected: Expectation.prefix),
+            store: store ?? false,
+            facet: try bool(field, "facet") ?? false,
+            separator: try string(field, "separator", expected: Expectation.separator),
+            sortable: try bool(field, "sortable") ?? false
+        )
+    }
+
+    // MARK: - Values
+
+    /// A TOML table together with the key path that leads to it.
+    private struct Table {
+        let table: TOMLTable
+        let path: ConfigurationKeyPath
+
+        init(_ table: TOMLTable, at path: ConfigurationKeyPath) {
+            self.table = table
+            self.path = path
+        }
+    }
+
+    private func orderedKeys(of table: Table) -> [String] {
+        order.ordered(table.table.keys, under: table.path.components)
+    }
+
+    private func checkKeys(of table: Table, known: [String]) throws(ConfigurationError) {
+        for key in orderedKeys(of: table) where !known.contains(key) {
+            throw error(
+                at: table.path.appending(key), .unknownKey,
+                "unknown key \(ConfigurationKeyPath.quoted(key)); \(Expectation.knownKeys(known))"
+            )
+        }
+    }
+
+    private func table(_ parent: Table, _ key: String, expected: String) throws(ConfigurationError) -> Table? {
+        guard let value = parent.table[key] else { return nil }
+        guard let table = value.table else { throw typeError(parent, key, expected: expected, found: value) }
+        return Table(table, at: parent.path.appending(key))
+    }
+
+    private func string(_ parent: Table, _ key: String, expected: String) throws(ConfigurationError) -> String? {
+        guard let value = parent.table[key] else { return nil }
+        guard let text = value.string else { throw typeError(parent, key, expected: expected, found: value) }
+        return text
+    }
+
+    private func integer(_ parent: Table, _ key: String, expected: String) throws(ConfigurationError) -> Int? {
+        guard let value = parent.table[key] else { return nil }
+        guard let number = value.int else { throw typeError(parent, key, expected: expected, found: value) }
+        return number
+    }
+
+    private func bool(_ parent: Table, _ key: String) throws(ConfigurationError) -> Bool? {
+        guard let value = parent.table[key] else { return nil }
+        guard let flag = value.bool else { throw typeError(parent, key, expected: Expectation.boolean, found: value) }
+        return flag
+    }
+
+    private func strings(_ parent: Table, _ key: String, expected: String) throws(ConfigurationError) -> [String]? {
+        guard let value = parent.table[key] else { return nil }
+        guard let array = value.array else { throw typeError(parent, key, expected: expected, found: value) }
+        var result: [String] = []
+        for (position, element) in array.enumerated() {
+            guard let text = element.string else {
+                throw error(
+                    at: parent.path.appending(key), .wrongType,
+                    "expected \(expected); found \(Self.describe(element)) at position \(position + 1)"
+                )
+            }
+            result.append(text)
+        }
+        return result
+    }
+
+    private func duration(_ text: String, at path: ConfigurationKeyPath) throws(ConfigurationError) -> Duration {
+        guard let duration = DurationText.parse(text) else {
+            throw error(at: path, .invalidValue, "expected \(Expectation.duration); found \(ConfigurationKeyPath.quoted(text))")
+        }
+        return duration
+    }
+
+    private func typeError(_ parent: Table, _ key: String, expected: String, found: TOMLValueConvertible) -> ConfigurationError {
+        error(at: parent.path.appending(key), .wrongType, "expected \(expected); found \(Self.describe(found))")
+    }
+
+    private func error(at path: ConfigurationKeyPath, _ kind: ConfigurationError.Kind, _ message: String) -> ConfigurationError {
+        ConfigurationError(source: source, at: path, kind: kind, message)
+    }
+
+    /// A value as an error message shows it: scalars literally, containers by kind.
+    static func describe(_ value: TOMLValueConvertible) -> String {
+        switch value.type {
+        case .string: ConfigurationKeyPath.quoted(value.string ?? "")
+        case .int: value.int.map { String($0) } ?? "an integer"
+        case .double: value.double.map { "\($0) (a floating-point number)" } ?? "a floating-point number"
+        case .bool: value.bool.map { String($0) } ?? "a boolean"
+        case .array: "an array"
+        case .table: "a table"
+        case .date: "a date"
+        case .time: "a time"
+        case .dateTime: "a date-time"
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/// Everything `config/spotlite.toml` says: where the store and the index live, how history is shared and
+/// cleaned, how the indexer runs, and which entities and fields are indexed.
+///
+/// Load it with `init(contentsOf:baseDirectory:)` or ``init(tomlString:source:baseDirectory:)``, which
+/// check everything and throw a ``ConfigurationError`` naming the file, the key and what was expected; or build it
+/// in Swift with ``init(storePath:indexPath:history:indexer:entities:)`` and check it with ``validate(source:)``.
+///
+/// Every key of the file is optional except, for each entity, `key` and a non-empty `fields` table, and, for each
+/// field, `type`. An empty file is a valid configuration with no entities (enough for history-only use); callers
+/// that index or import check ``entities`` themselves.
+public struct Configuration: Sendable, Hashable {
+    /// Where the `spotlite` command looks for its configuration, relative to the current directory.
+    public static let defaultPath = "config/spotlite.toml"
+    /// The store used when the file names none.
+    public static let defaultStorePath = "Index/store.sqlite"
+    /// The index used when the file names none.
+    public static let defaultIndexPath = "Index/search"
+
+    /// The SQLite store (created when missing). Loaders make it absolute.
+    public var storePath: String
+    /// The Xapian index directory (created when missing). Loaders make it absolute.
+    public var indexPath: String
+    /// The `[history]` table.
+    public var history: HistoryConfiguration
+    /// The `[indexer]` table.
+    public var indexer: IndexerConfiguration
+    /// The `[entities.NAME]` tables, in file order.
+    public var entities: [EntityConfiguration]
+
+    /// Creates a configuration in Swift. Paths are kept as given; call ``validate(source:)`` before use.
+    public init(
+        storePath: String = Configuration.defaultStorePath,
+        indexPath: String = Configuration.defaultIndexPath,
+        history: HistoryConfiguration = HistoryConfiguration(),
+        indexer: IndexerConfiguration = IndexerConfiguration(),
+        entities: [EntityConfiguration] = []
+    ) {
+        self.storePath = storePath
+        self.indexPath = indexPath
+        self.history = history
+        self.indexer = indexer
+        self.entities = entities
+    }
+
+    /// The entity with this exact name, if any.
+    public func entity(named name: String) -> EntityConfiguration? {
+        entities.first { $0.name == name }
+    }
+}

@@ -1,0 +1,34 @@
+/// The `[history]` table: which authors take part in shared history cleanup, and how often it runs.
+public struct HistoryConfiguration: Sendable, Hashable {
+    /// Authors taking part in shared cleanup (Core Data trackers' `allAuthors`).
+    public var authors: [String]
+    /// Write-only authors, a subset of `authors`: cleanup does not wait for their position.
+    public var batchAuthors: [String]
+    /// Authors of a sync engine's imports, merged only when a tracker asks for them.
+    public var mirrorAuthors: [String]
+    /// History older than this may be purged even if a required author lags; `nil` (the default) never purges
+    /// history that a required author has not consumed.
+    public var maximumDuration: Duration?
+    /// When cleanup runs on its own.
+    public var clean: CleanPolicy
+
+    /// Creates the history settings; the defaults are those of an absent `[history]` table.
+    public init(
+        authors: [String] = [],
+        batchAuthors: [String] = [],
+        mirrorAuthors: [String] = [],
+        maximumDuration: Duration? = nil,
+        clean: CleanPolicy = .none
+    ) {
+        self.authors = authors
+        self.batchAuthors = batchAuthors
+        self.mirrorAuthors = mirrorAuthors
+        self.maximumDuration = maximumDuration
+        self.clean = clean
+    }
+
+    /// The authors whose positions bound cleanup: `authors` without `batchAuthors`, in file order.
+    public var requiredAuthors: [String] {
+        authors.filter { !batchAuthors.contains($0) }
+    }
+}

@@ -1,0 +1,265 @@
+/// The value rules every configuration must meet, whether it came from a file or was built in Swift: names,
+/// ranges, options that fit their field type, and settings that contradict each other.
+struct ConfigurationValidator {
+    let source: String
+
+    func validate(_ configuration: Configuration) throws(ConfigurationError) {
+        try validatePaths(of: configuration)
+        try validateHistory(configuration.history, indexerAuthor: configuration.indexer.author)
+        try validateIndexer(configuration.indexer)
+        try validateEntities(configuration.entities)
+    }
+
+    // MARK: - Paths, history, indexer
+
+    private func validatePaths(of configuration: Configuration) throws(ConfigurationError) {
+        let store = ConfigurationKeyPath("store"), index = ConfigurationKeyPath("index")
+        if configuration.storePath.isEmpty {
+            throw error(at: store, .invalidValue, "expected \(Expectation.path), e.g. \"\(Configuration.defaultStorePath)\"; found \"\"")
+        }
+        if configuration.indexPath.isEmpty {
+            throw error(at: index, .invalidValue, "expected \(Expectation.path), e.g. \"\(Configuration.defaultIndexPath)\"; found \"\"")
+        }
+        let base = Configuration.currentDirectory
+        if Configuration.resolvePath(configuration.storePath, against: base)
+            == Configuration.resolvePath(configuration.indexPath, against: base) {
+            throw error(
+                at: index, .conflict,
+                "expected a path other than the store's; found \(ConfigurationKeyPath.quoted(configuration.indexPath)) for both; "
+                    + "give the index its own directory, e.g. \"\(Configuration.defaultIndexPath)\""
+            )
+        }
+    }
+
+    private func validateHistory(_ history: HistoryConfiguration, indexerAuthor: String) throws(ConfigurationError) {
+        let path = ConfigurationKeyPath("history")
+        try validateAuthors(history.authors, at: path.appending("authors"))
+        try validateAuthors(history.batchAuthors, at: path.appending("batch_authors"))
+        try validateAuthors(history.mirrorAuthors, at: path.appending("mirror_authors"))
+        for author in history.batchAuthors where !history.authors.contains(author) {
+            throw error(
+                at: path.appending("batch_authors"), .conflict,
+                "expected authors also listed in history.authors (write-only authors are some of them); found "
+                    + "\(ConfigurationKeyPath.quoted(author)), which is not; add it to history.authors or remove it here"
+            )
+        }
+        if history.batchAuthors.contains(indexerAuthor) {
+            throw error(
+                at: path.appending("batch_authors"), .conflict,
+                "expected no indexer among the write-only authors; found the indexer's author "
+                    + "\(ConfigurationKeyPath.quoted(indexerAuthor)), and cleanup would then delete history the index "
+                    + "has not read; remove it here"
+            )
+        }
+        if let maximum = history.maximumDuration, maximum <= .zero {
+            throw error(at: path.appending("maximum_duration"), .invalidValue, "expected \(Expectation.duration); found \(maximum)")
+        }
+        switch history.clean {
+        case .none:
+            break
+        case let .every(interval) where interval <= .zero:
+            throw error(at: path.appending("clean").appending("every"), .invalidValue, "expected \(Expectation.duration); found \(interval)")
+        case let .notifications(count) where count < 1:
+            throw error(at: path.appending("clean").appending("notifications"), .invalidValue, "expected \(Expectation.notifications); found \(count)")
+        case .every, .notifications:
+            break
+        }
+    }
+
+    private func validateAuthors(_ authors: [String], at path: ConfigurationKeyPath) throws(ConfigurationError) {
+        var seen: Set<String> = []
+        for author in authors {
+            if let problem = Self.problemWithAuthor(author) {
+                throw error(at: path, .invalidValue, problem)
+            }
+            if !seen.insert(author).inserted {
+                throw error(
+                    at: path, .conflict,
+                    "expected each author once; found \(ConfigurationKeyPath.quoted(author)) twice; remove the repetition"
+                )
+            }
+        }
+    }
+
+    static func problemWithAuthor(_ author: String) -> String? {
+        let isTrimmed = author.first?.isWhitespace == false && author.last?.isWhitespace == false
+        let hasControl = author.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        return isTrimmed && !hasControl ? nil : "expected \(Expectation.authorName); found \(ConfigurationKeyPath.quoted(author))"
+    }
+
+    private func validateIndexer(_ indexer: IndexerConfiguration) throws(ConfigurationError) {
+        let path = ConfigurationKeyPath("indexer")
+        if let problem = Self.problemWithAuthor(indexer.author) {
+            throw error(at: path.appending("author"), .invalidValue, problem)
+        }
+        if indexer.stemmerName == nil {
+            throw error(
+                at: path.appending("language"), .invalidValue,
+                "expected \(Expectation.language); found \(ConfigurationKeyPath.quoted(indexer.language))"
+            )
+        }
+        if !IndexerConfiguration.supportedStopwords.contains(indexer.stopwords) {
+            throw error(
+                at: path.appending("stopwords"), .invalidValue,
+                "expected \(Expectation.stopwords); found \(ConfigurationKeyPath.quoted(indexer.stopwords))"
+            )
+        }
+        if indexer.batchSize < 1 {
+            throw error(at: path.appending("batch_size"), .invalidValue, "expected \(Expectation.batchSize); found \(indexer.batchSize)")
+        }
+    }
+
+    // MARK: - Entities
+
+    private func validateEntities(_ entities: [EntityConfiguration]) throws(ConfigurationError) {
+        var entityNames: [String: String] = [:]
+        var queryPrefixes = QueryPrefixRegistry()
+        for entity in entities {
+            let path = ConfigurationKeyPath("entities", entity.name)
+            if let problem = IdentifierRules.problemWithEntityName(entity.name) {
+                throw error(at: path, .invalidValue, problem)
+            }
+            if let earlier = entityNames.updateValue(entity.name, forKey: entity.name.lowercased()) {
+                throw error(
+                    at: path, .conflict,
+                    "expected entity names that differ ignoring case, as SQLite table names must; found "
+                        + "\(ConfigurationKeyPath.quoted(earlier)) and \(ConfigurationKeyPath.quoted(entity.name)); rename one"
+                )
+            }
+            try validateEntity(entity, at: path, queryPrefixes: &queryPrefixes)
+        }
+    }
+
+    private func validateEntity(
+        _ entity: EntityConfiguration, at path: ConfigurationKeyPath, queryPrefixes: inout QueryPrefixRegistry
+    ) throws(ConfigurationError) {
+        if let problem = IdentifierRules.problemWithColumnName(entity.key) {
+            throw error(at: path.appending("key"), .invalidValue, problem)
+        }
+        if entity.fields.isEmpty {
+            throw error(
+                at: path.appending("fields"), .invalidValue,
+                "expected at least one field, e.g. title = { type = \"text\" }; found none"
+            )
+        }
+        var fieldNames: [String: String] = [:]
+        var textPrefixes: [String: String] = [:]
+        for field in entity.fields {
+            let fieldPath = path.appending("fields").appending(field.name)
+            if let problem = IdentifierRules.problemWithColumnName(field.name) {
+                throw error(at: fieldPath, .invalidValue, problem)
+            }
+            if let earlier = fieldNames.updateValue(field.name, forKey: field.name.lowercased()) {
+                throw error(
+                    at: fieldPath, .conflict,
+                    "expected field names that differ ignoring case, as SQLite column names must; found "
+                        + "\(ConfigurationKeyPath.quoted(earlier)) and \(ConfigurationKeyPath.quoted(field.name)); rename one"
+                )
+            }
+            try validateOptions(of: field, at: fieldPath)
+            if let prefix = field.prefix {
+                if let other = textPrefixes.updateValue(field.name, forKey: prefix) {
+                    throw error(
+                        at: fieldPath.appending("prefix"), .conflict,
+                        "expected a prefix no other field of \(ConfigurationKeyPath.render(entity.name)) uses; found "
+                            + "\(ConfigurationKeyPath.quoted(prefix)), already the prefix of field \(other); choose another"
+                    )
+                }
+                try register(prefix, kind: .text, at: fieldPath.appending("prefix"), in: &queryPrefixes)
+            }
+            if field.type.isQueriedByName {
+                try register(field.name, kind: field.type, at: fieldPath, in: &queryPrefixes)
+            }
+        }
+        try validatePreserved(entity, at: path.appending("preserve_on_delete"))
+    }
+
+    private func validateOptions(of field: FieldConfiguration, at path: ConfigurationKeyPath) throws(ConfigurationError) {
+        let misplaced: [(option: String, isSet: Bool)] = [
+            ("weight", field.weight != 1), ("prefix", field.prefix != nil), ("facet", field.facet),
+            ("separator", field.separator != nil), ("sortable", field.sortable),
+        ]
+        for (option, isSet) in misplaced where isSet && !field.type.optionKeys.contains(option) {
+            throw error(at: path.appending(option), .invalidValue, Expectation.misplacedOption(option, on: field.type))
+        }
+        if !(1...FieldConfiguration.maximumWeight).contains(field.weight) {
+            throw error(at: path.appending("weight"), .invalidValue, "expected \(Expectation.weight); found \(field.weight)")
+        }
+        if let prefix = field.prefix, !Self.isValidPrefix(prefix) {
+            throw error(
+                at: path.appending("prefix"), .invalidValue,
+                "expected \(Expectation.prefix), at most \(IdentifierRules.maximumLength) of them; found \(ConfigurationKeyPath.quoted(prefix))"
+            )
+        }
+        if field.separator == "" {
+            throw error(at: path.appending("separator"), .invalidValue, "expected \(Expectation.separator); found \"\"")
+        }
+        if field.type == .stored, !field.store {
+            throw error(
+                at: path.appending("store"), .invalidValue,
+                "expected store = true or no store key: stored fields are always returned with hits; found false"
+            )
+        }
+    }
+
+    static func isValidPrefix(_ prefix: String) -> Bool {
+        !prefix.isEmpty && prefix.unicodeScalars.count <= IdentifierRules.maximumLength
+            && prefix.unicodeScalars.allSatisfy { ("a"..."z").contains($0) }
+    }
+
+    private func validatePreserved(_ entity: EntityConfiguration, at path: ConfigurationKeyPath) throws(ConfigurationError) {
+        let columns = entity.columns
+        var seen: Set<String> = []
+        for name in entity.preserveOnDelete {
+            guard columns.contains(name) else {
+                throw error(
+                    at: path, .invalidValue,
+                    "expected the key or field names (" + columns.joined(separator: ", ") + "); found "
+                        + "\(ConfigurationKeyPath.quoted(name)); add it as a field or remove it here"
+                )
+            }
+            if !seen.insert(name).inserted {
+                throw error(at: path, .conflict, "expected each column once; found \(ConfigurationKeyPath.quoted(name)) twice")
+            }
+        }
+    }
+
+    // MARK: - Query prefixes
+
+    /// What a word before `:` in a query means, across all entities: one query parser serves every entity, and
+    /// Xapian refuses a name that is both a free-text prefix and a filter.
+    private struct QueryPrefixRegistry {
+        var owners: [String: (kind: FieldType, path: ConfigurationKeyPath)] = [:]
+    }
+
+    private func register(
+        _ prefix: String, kind: FieldType, at path: ConfigurationKeyPath, in registry: inout QueryPrefixRegistry
+    ) throws(ConfigurationError) {
+        guard let owner = registry.owners[prefix] else {
+            registry.owners[prefix] = (kind, path)
+            return
+        }
+        guard owner.kind != kind else { return }
+        throw error(
+            at: path, .conflict,
+            "expected \(ConfigurationKeyPath.quoted(prefix)) to mean one kind of search in queries; found it both as "
+                + "\(kind.queryRole) here and as \(owner.kind.queryRole) at \(owner.path); rename the field or choose another prefix"
+        )
+    }
+
+    private func error(at path: ConfigurationKeyPath, _ kind: ConfigurationError.Kind, _ message: String) -> ConfigurationError {
+        ConfigurationError(source: source, at: path, kind: kind, message)
+    }
+}
+
+private extension FieldType {
+    var queryRole: String {
+        switch self {
+        case .text: "a text prefix"
+        case .keyword: "a keyword filter"
+        case .number: "a number range field"
+        case .date: "a date range field"
+        case .stored: "a stored field"
+        }
+    }
+}
