@@ -115,7 +115,7 @@ struct ConfigurationDecoder {
         guard let fieldTable = try table(entity, "fields", expected: Expectation.fields) else {
             throw error(
                 at: entity.path.appending("fields"), .missingKey,
-                "missing; expected \(Expectation.fields) with at least one field, e.g. title = { type = \"text\" }"
+                "missing; expected a table of fields, e.g. [\(entity.path.appending("fields"))] with title = { type = \"text\" }"
             )
         }
         let fields = try orderedKeys(of: fieldTable).map { fieldName throws(ConfigurationError) in

@@ -1,8 +1,11 @@
 /// Durations as the configuration writes them: a whole number followed by `s`, `m`, `h` or `d` ("90m", "7d").
 ///
 /// Deliberately narrow: no bare numbers ("7": seconds or days?), no fractions ("1.5d": write "36h"), no weeks, no
-/// spaces or signs, no zero (a zero interval would clean on every change; a zero maximum would purge everything).
+/// spaces or signs, nothing beyond a hundred years, no zero (a zero interval would clean on every change; a zero maximum would purge everything).
 enum DurationText {
+    /// A hundred years: longer intervals mean "never", and would overflow date arithmetic long before `Int64` does.
+    static let maximumSeconds: Int64 = 36_500 * 86_400
+
     private static let secondsPerUnit: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
 
     /// The duration `text` denotes, or nil when it is not one.
@@ -13,7 +16,7 @@ enum DurationText {
               let count = Int64(digits), count > 0
         else { return nil }
         let (seconds, overflow) = count.multipliedReportingOverflow(by: multiplier)
-        return overflow ? nil : .seconds(seconds)
+        return overflow || seconds > maximumSeconds ? nil : .seconds(seconds)
     }
 
     /// The shortest text that parses back to `duration`, for messages; sub-second durations are shown in seconds.

@@ -51,19 +51,23 @@ struct ConfigurationValidator {
                     + "has not read; remove it here"
             )
         }
-        if let maximum = history.maximumDuration, maximum <= .zero {
+        if let maximum = history.maximumDuration, !Self.isValidDuration(maximum) {
             throw error(at: path.appending("maximum_duration"), .invalidValue, "expected \(Expectation.duration); found \(maximum)")
         }
         switch history.clean {
         case .none:
             break
-        case let .every(interval) where interval <= .zero:
+        case let .every(interval) where !Self.isValidDuration(interval):
             throw error(at: path.appending("clean").appending("every"), .invalidValue, "expected \(Expectation.duration); found \(interval)")
         case let .notifications(count) where count < 1:
             throw error(at: path.appending("clean").appending("notifications"), .invalidValue, "expected \(Expectation.notifications); found \(count)")
         case .every, .notifications:
             break
         }
+    }
+
+    private static func isValidDuration(_ duration: Duration) -> Bool {
+        duration > .zero && duration <= .seconds(DurationText.maximumSeconds)
     }
 
     private func validateAuthors(_ authors: [String], at path: ConfigurationKeyPath) throws(ConfigurationError) {

@@ -5,7 +5,7 @@ enum Expectation {
     static let path = "a non-empty path string"
     static let authorName = "a non-empty author name without leading or trailing spaces"
     static let authorList = "an array of author names, e.g. [\"app\", \"importer\"]"
-    static let duration = "a duration: a whole number greater than zero followed by s, m, h or d, e.g. \"7d\" or \"90m\""
+    static let duration = "a duration: a whole number greater than zero followed by s, m, h or d, e.g. \"7d\" or \"90m\", at most 36500d"
     static let cleanPolicy = "\"none\", { every = \"4h\" } or { notifications = 50 }"
     static let notifications = "an integer ≥ 1"
     static let batchSize = "an integer ≥ 1"
@@ -34,8 +34,10 @@ enum Expectation {
     }
 
     static var language: String {
-        "a Xapian 1.4 stemmer name or code, or \"none\" (one of "
-            + StemmerLanguage.acceptedValues.joined(separator: ", ") + ")"
+        let names = StemmerLanguage.acceptedValues.filter { $0 != "none" && $0.count > 2 }
+        let codes = StemmerLanguage.acceptedValues.filter { $0.count == 2 }
+        return "a Xapian 1.4 stemmer name or code, or \"none\" (names: " + names.joined(separator: ", ")
+            + "; codes: " + codes.joined(separator: ", ") + ")"
     }
 
     /// `known keys are a, b, c`, for unknown-key errors.
