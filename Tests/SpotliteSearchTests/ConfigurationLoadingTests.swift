@@ -238,6 +238,15 @@ struct ConfigurationLoadingTests {
         }
     }
 
+    @Test("a URL that is not a local file is refused before anything is read")
+    func remoteURL() throws {
+        let url = try #require(URL(string: "https://example.com/spotlite.toml"))
+        let error = #expect(throws: ConfigurationError.self) { try Configuration(contentsOf: url) }
+        #expect(error?.kind == .unreadableFile)
+        #expect(error?.source == "https://example.com/spotlite.toml")
+        #expect(error?.message.contains("only local files are supported") == true)
+    }
+
     @Test("a configuration built in Swift validates like a file")
     func swiftBuiltConfiguration() throws {
         var configuration = Configuration(

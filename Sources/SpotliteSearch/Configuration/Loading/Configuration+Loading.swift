@@ -16,6 +16,12 @@ extension Configuration {
 
     /// Reads and checks the configuration file at a file URL; see `init(contentsOf:baseDirectory:)` taking a path.
     public init(contentsOf url: URL, baseDirectory: URL? = nil) throws(ConfigurationError) {
+        guard url.isFileURL else {
+            throw ConfigurationError(
+                source: url.absoluteString, keyPath: "", kind: .unreadableFile,
+                message: "cannot read the configuration: only local files are supported; pass a file path"
+            )
+        }
         try self.init(contentsOf: url.path, baseDirectory: baseDirectory?.path)
     }
 

@@ -105,7 +105,7 @@ struct ConfigurationDecoder {
             throw error(at: entities.path.appending(name), .invalidValue, problem)
         }
         guard let entity = try table(entities, name, expected: Expectation.entity) else {
-            throw error(at: entities.path.appending(name), .missingKey, "expected \(Expectation.entity)")
+            throw error(at: entities.path.appending(name), .missingKey, "missing; expected \(Expectation.entity)")
         }
         try checkKeys(of: entity, known: Self.entityKeys)
         guard let key = try string(entity, "key", expected: Expectation.key) else {
@@ -129,7 +129,7 @@ struct ConfigurationDecoder {
             throw error(at: fields.path.appending(name), .invalidValue, problem)
         }
         guard let field = try table(fields, name, expected: Expectation.field) else {
-            throw error(at: fields.path.appending(name), .missingKey, "expected \(Expectation.field)")
+            throw error(at: fields.path.appending(name), .missingKey, "missing; expected \(Expectation.field)")
         }
         try checkKeys(of: field, known: Self.fieldKeys)
         guard let typeName = try string(field, "type", expected: Expectation.fieldType) else {
