@@ -12,7 +12,7 @@ cx_database *cx_database_open(const char *path, cx_error **err) noexcept {
 
 bool cx_database_add_database(cx_database *db, const char *path, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
-        cx::require(db, "database");
+        cx::require_open(db);
         std::string directory = cx::c_string(path, "path");
         if (directory.empty()) cx::invalid_argument("path is empty; give the directory of the database");
         db->db.add_database(Xapian::Database(directory));
@@ -29,7 +29,9 @@ void cx_database_free(cx_database *db) noexcept {
 
 bool cx_database_close(cx_database *db, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
+        // Closing twice is harmless, as in Xapian.
         cx::require(db, "database")->db.close();
+        db->closed = true;
         return true;
     });
 }
@@ -37,7 +39,7 @@ bool cx_database_close(cx_database *db, cx_error **err) noexcept {
 bool cx_database_reopen(cx_database *db, bool *changed, cx_error **err) noexcept {
     if (changed != nullptr) *changed = false;
     return cx::guard(err, false, [&] {
-        bool moved = cx::require(db, "database")->db.reopen();
+        bool moved = cx::require_open(db)->db.reopen();
         if (changed != nullptr) *changed = moved;
         return true;
     });
@@ -45,14 +47,14 @@ bool cx_database_reopen(cx_database *db, bool *changed, cx_error **err) noexcept
 
 uint32_t cx_database_doc_count(cx_database *db, cx_error **err) noexcept {
     return cx::guard(err, uint32_t(0), [&] {
-        cx::require(db, "database");
+        cx::require_open(db);
         return cx::read_retrying(db->db, cx::default_max_retries, [&] { return db->db.get_doccount(); });
     });
 }
 
 uint32_t cx_database_term_frequency(cx_database *db, const char *term, size_t term_len, cx_error **err) noexcept {
     return cx::guard(err, uint32_t(0), [&] {
-        cx::require(db, "database");
+        cx::require_open(db);
         std::string name = cx::bytes(term, term_len, "term");
         return cx::read_retrying(db->db, cx::default_max_retries, [&] { return db->db.get_termfreq(name); });
     });
@@ -62,7 +64,7 @@ bool cx_database_get_metadata(cx_database *db, const char *key, size_t key_len,
                               char **out, size_t *out_len, cx_error **err) noexcept {
     cx::reset_out(out, out_len);
     return cx::guard(err, false, [&] {
-        cx::require(db, "database");
+        cx::require_open(db);
         std::string name = cx::bytes(key, key_len, "metadata key");
         if (name.empty()) cx::invalid_argument("metadata key is empty; give a non-empty key");
         std::string value = cx::read_retrying(db->db, cx::default_max_retries, [&] { return db->db.get_metadata(name); });
@@ -76,7 +78,7 @@ bool cx_database_document_data(cx_database *db, const char *unique_term, size_t 
     cx::reset_out(out, out_len);
     if (found != nullptr) *found = false;
     return cx::guard(err, false, [&] {
-        cx::require(db, "database");
+        cx::require_open(db);
         std::string unique = cx::unique_term(unique_term, term_len);
         // document_data copies out only after its last read, so a retried attempt never leaks a buffer.
         cx::read_retrying(db->db, cx::default_max_retries, [&] { cx::document_data(db->db, unique, found, out, out_len); });
@@ -86,7 +88,7 @@ bool cx_database_document_data(cx_database *db, const char *unique_term, size_t 
 
 bool cx_database_compact(cx_database *db, const char *destination, unsigned level, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
-        cx::require(db, "database");
+        cx::require_open(db);
         std::string directory = cx::c_string(destination, "destination");
         if (directory.empty()) cx::invalid_argument("destination is empty; give a directory for the compacted copy");
         if (level != Xapian::Compactor::STANDARD && level != Xapian::Compactor::FULL &&

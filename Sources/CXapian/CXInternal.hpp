@@ -31,12 +31,16 @@ struct cx_error {
     bool is_static;
 };
 
+// `closed` is tracked by the shim because after close() Xapian 1.4 silently accepts commit() and reports
+// zero documents instead of raising DatabaseClosedError.
 struct cx_writable_database {
     Xapian::WritableDatabase db;
+    bool closed = false;
 };
 
 struct cx_database {
     Xapian::Database db;
+    bool closed = false;
 };
 
 struct cx_document {
@@ -118,6 +122,14 @@ std::string c_string(const char *pointer, const char *what);
 template <typename Handle>
 Handle *require(Handle *handle, const char *what) {
     if (handle == nullptr) invalid_argument(std::string(what) + " is NULL");
+    return handle;
+}
+
+/// Checks a database handle argument and that it was not closed.
+template <typename DatabaseHandle>
+DatabaseHandle *require_open(DatabaseHandle *handle) {
+    require(handle, "database");
+    if (handle->closed) throw Xapian::DatabaseClosedError("the database was closed; open it again to use it");
     return handle;
 }
 

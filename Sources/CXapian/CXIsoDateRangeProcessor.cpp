@@ -56,12 +56,32 @@ bool IsoDateRangeProcessor::period(const std::string &text, double &first_second
         last_second = first_second + double(days_in_month(year, month)) * seconds_per_day - 1;
         return true;
     }
-    if (text.size() != 10 || text[7] != '-' || !digits(text, 8, 2, day) || day < 1 ||
+    if (text.size() < 10 || text[7] != '-' || !digits(text, 8, 2, day) || day < 1 ||
         day > days_in_month(year, month)) {
         return false;
     }
-    first_second = double(days_since_epoch(year, month, day)) * seconds_per_day;
-    last_second = first_second + seconds_per_day - 1;
+    double midnight = double(days_since_epoch(year, month, day)) * seconds_per_day;
+    if (text.size() == 10) {
+        first_second = midnight;
+        last_second = midnight + seconds_per_day - 1;
+        return true;
+    }
+    // A time of day in UTC: THH:MM or THH:MM:SS, optionally followed by Z.
+    std::string time = text.substr(10);
+    if (!time.empty() && time.back() == 'Z') time.pop_back();
+    int hour = 0, minute = 0, second = 0;
+    if (time.size() < 6 || time[0] != 'T' || !digits(time, 1, 2, hour) || hour > 23 || time[3] != ':' ||
+        !digits(time, 4, 2, minute) || minute > 59) {
+        return false;
+    }
+    first_second = midnight + hour * 3600.0 + minute * 60.0;
+    if (time.size() == 6) {
+        last_second = first_second + 59;
+        return true;
+    }
+    if (time.size() != 9 || time[6] != ':' || !digits(time, 7, 2, second) || second > 59) return false;
+    first_second += second;
+    last_second = first_second;
     return true;
 }
 
@@ -74,7 +94,8 @@ Xapian::Query IsoDateRangeProcessor::operator()(const std::string &begin, const 
         if (str.empty()) return Xapian::Query(Xapian::Query::OP_INVALID);
         const std::string &bad = begin_ok ? end : begin;
         throw Xapian::QueryParserError("'" + bad + "' in the range " + str + begin + ".." + end +
-                                       " is not a date; write dates as YYYY, YYYY-MM or YYYY-MM-DD");
+                                       " is not a date; write dates as YYYY, YYYY-MM, YYYY-MM-DD or "
+                                       "YYYY-MM-DDTHH:MM[:SS][Z] (UTC)");
     }
     if (begin.empty() && end.empty()) {
         if (str.empty()) return Xapian::Query(Xapian::Query::OP_INVALID);

@@ -7,7 +7,8 @@
 
 namespace cx {
 
-/// Turns `<prefix>A..B` with UTC dates YYYY, YYYY-MM or YYYY-MM-DD into a range over Unix seconds stored with
+/// Turns `<prefix>A..B` with UTC dates YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z] into a range
+/// over Unix seconds stored with
 /// sortable_serialise. Xapian's own DateRangeProcessor compares YYYYMMDD strings, which does not match how
 /// Spotlite stores dates.
 class IsoDateRangeProcessor : public Xapian::RangeProcessor {

@@ -43,7 +43,7 @@ bool cx_query_parser_set_default_op(cx_query_parser *parser, int op, cx_error **
 
 bool cx_query_parser_set_database(cx_query_parser *parser, cx_database *db, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
-        cx::require(parser, "query parser")->parser.set_database(cx::require(db, "database")->db);
+        cx::require(parser, "query parser")->parser.set_database(cx::require_open(db)->db);
         return true;
     });
 }

@@ -62,7 +62,7 @@ cx_bm25_params cx_bm25_default_params(void) noexcept {
 cx_mset *cx_database_search(cx_database *db, const cx_query *query, const cx_search_options *options,
                             cx_error **err) noexcept {
     return cx::guard(err, static_cast<cx_mset *>(nullptr), [&] {
-        cx::require(db, "database");
+        cx::require_open(db);
         cx::require(query, "query");
         cx::require(options, "search options");
         if (options->sort != CX_SORT_RELEVANCE && options->sort != CX_SORT_VALUE_ASCENDING &&

@@ -40,7 +40,7 @@ bool cx_term_generator_set_spelling_database(cx_term_generator *generator, cx_wr
             generator->generator.set_database(Xapian::WritableDatabase());
             return true;
         }
-        generator->generator.set_database(db->db);
+        generator->generator.set_database(cx::require_open(db)->db);
         generator->generator.set_flags(Xapian::TermGenerator::FLAG_SPELLING, keep_others);
         return true;
     });

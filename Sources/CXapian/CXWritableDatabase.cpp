@@ -34,35 +34,37 @@ void cx_writable_database_free(cx_writable_database *db) noexcept {
 
 bool cx_writable_database_close(cx_writable_database *db, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
+        // Closing twice is harmless, as in Xapian.
         cx::require(db, "database")->db.close();
+        db->closed = true;
         return true;
     }, loses_batch);
 }
 
 bool cx_writable_database_commit(cx_writable_database *db, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
-        cx::require(db, "database")->db.commit();
+        cx::require_open(db)->db.commit();
         return true;
     }, loses_batch);
 }
 
 bool cx_writable_database_begin_transaction(cx_writable_database *db, bool durable, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
-        cx::require(db, "database")->db.begin_transaction(durable);
+        cx::require_open(db)->db.begin_transaction(durable);
         return true;
     }, loses_batch);
 }
 
 bool cx_writable_database_commit_transaction(cx_writable_database *db, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
-        cx::require(db, "database")->db.commit_transaction();
+        cx::require_open(db)->db.commit_transaction();
         return true;
     }, loses_batch);
 }
 
 bool cx_writable_database_cancel_transaction(cx_writable_database *db, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
-        cx::require(db, "database")->db.cancel_transaction();
+        cx::require_open(db)->db.cancel_transaction();
         return true;
     });
 }
@@ -70,7 +72,7 @@ bool cx_writable_database_cancel_transaction(cx_writable_database *db, cx_error 
 bool cx_writable_database_set_metadata(cx_writable_database *db, const char *key, size_t key_len,
                                        const char *value, size_t value_len, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
-        cx::require(db, "database");
+        cx::require_open(db);
         std::string name = cx::bytes(key, key_len, "metadata key");
         if (name.empty()) cx::invalid_argument("metadata key is empty; give a non-empty key");
         std::string contents = cx::bytes(value, value_len, "metadata value");
@@ -83,7 +85,7 @@ bool cx_writable_database_get_metadata(cx_writable_database *db, const char *key
                                        char **out, size_t *out_len, cx_error **err) noexcept {
     cx::reset_out(out, out_len);
     return cx::guard(err, false, [&] {
-        cx::require(db, "database");
+        cx::require_open(db);
         std::string name = cx::bytes(key, key_len, "metadata key");
         if (name.empty()) cx::invalid_argument("metadata key is empty; give a non-empty key");
         cx::copy_out(db->db.get_metadata(name), out, out_len);
@@ -94,7 +96,7 @@ bool cx_writable_database_get_metadata(cx_writable_database *db, const char *key
 bool cx_writable_database_replace_document(cx_writable_database *db, const char *unique_term, size_t term_len,
                                            cx_document *document, uint32_t *docid, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
-        cx::require(db, "database");
+        cx::require_open(db);
         cx::require(document, "document");
         std::string unique = cx::unique_term(unique_term, term_len);
         // Without the term in the document, the next replacement would not find it and would add a duplicate.
@@ -108,7 +110,7 @@ bool cx_writable_database_replace_document(cx_writable_database *db, const char 
 bool cx_writable_database_delete_document(cx_writable_database *db, const char *unique_term, size_t term_len,
                                           cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
-        cx::require(db, "database");
+        cx::require_open(db);
         std::string unique = cx::unique_term(unique_term, term_len);
         db->db.delete_document(unique);
         return true;
@@ -117,7 +119,7 @@ bool cx_writable_database_delete_document(cx_writable_database *db, const char *
 
 uint32_t cx_writable_database_doc_count(cx_writable_database *db, cx_error **err) noexcept {
     return cx::guard(err, uint32_t(0), [&] {
-        return cx::require(db, "database")->db.get_doccount();
+        return cx::require_open(db)->db.get_doccount();
     });
 }
 
@@ -126,7 +128,7 @@ bool cx_writable_database_document_data(cx_writable_database *db, const char *un
     cx::reset_out(out, out_len);
     if (found != nullptr) *found = false;
     return cx::guard(err, false, [&] {
-        cx::require(db, "database");
+        cx::require_open(db);
         std::string unique = cx::unique_term(unique_term, term_len);
         cx::document_data(db->db, unique, found, out, out_len);
         return true;

@@ -10,6 +10,7 @@
  *   On failure the function stores a newly allocated error in `*err` (the caller owns it and releases it with
  *   cx_error_free) and returns its failure value: NULL for handles, false for bool, 0 for numbers. On success
  *   `*err` is left NULL. Passing `err == NULL` discards the error (the return value still reports failure).
+ *   A call made while `*err` is still set fails at once and leaves that earlier error in place.
  *   No C++ exception ever leaves this interface: every Xapian::Error, std::bad_alloc, std::exception and
  *   unknown exception is turned into a cx_error.
  * - Byte strings. Terms, document data, values, metadata, query text and snippet text are passed as a
@@ -383,8 +384,9 @@ cx_query *cx_query_new_match_nothing(cx_error **err) CX_NOEXCEPT;
 cx_query *cx_query_new_value_range(uint32_t slot, const char *lower, size_t lower_len,
                                    const char *upper, size_t upper_len, cx_error **err) CX_NOEXCEPT;
 
-/** Combines `count` queries with `op` (cx_op_and, cx_op_or, cx_op_filter, cx_op_and_not, ...). For cx_op_filter
- *  and cx_op_and_not the first query is weighted and the others filter it. `count` must be at least 1. */
+/** Combines `count` queries with `op` (cx_op_and, cx_op_or, cx_op_filter, cx_op_and_not, ...). With cx_op_filter
+ *  documents must match all queries but only the first one gives weight; with cx_op_and_not they must match
+ *  the first and none of the others. `count` must be at least 1. */
 cx_query *cx_query_combine(int op, const cx_query *const *queries, size_t count, cx_error **err) CX_NOEXCEPT;
 
 /** True when the query matches nothing because it is empty (e.g. parsed from blank text). */
@@ -433,10 +435,11 @@ bool cx_query_parser_add_boolean_prefix(cx_query_parser *parser, const char *fie
 bool cx_query_parser_add_number_range(cx_query_parser *parser, uint32_t slot, const char *prefix,
                                       size_t prefix_len, cx_error **err) CX_NOEXCEPT;
 
-/** Accepts `<prefix>A..B` where A and B are UTC dates YYYY, YYYY-MM or YYYY-MM-DD (either end may be left
- *  out) as a range over Unix seconds stored in `slot` with sortable_serialise. A range starts at the first
- *  second of A and ends at the last second of B. With a non-empty prefix, a malformed date is a
- *  CX_ERR_QUERY_PARSER error naming it; with an empty prefix the range is left to other range processors. */
+/** Accepts `<prefix>A..B` where A and B are UTC dates YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z]
+ *  (either end may be left out) as a range over Unix seconds stored in `slot` with sortable_serialise. A range
+ *  starts at the first second of A and ends at the last second of B (so 2024..2024 is the whole year).
+ *  With a non-empty prefix, a malformed date is a CX_ERR_QUERY_PARSER error naming it; with an empty prefix
+ *  the range is left to other range processors. */
 bool cx_query_parser_add_date_range(cx_query_parser *parser, uint32_t slot, const char *prefix,
                                     size_t prefix_len, cx_error **err) CX_NOEXCEPT;
 

@@ -109,8 +109,8 @@ package final class XapianQueryParser {
         }
     }
 
-    /// Accepts `<prefix>A..B` with UTC dates YYYY, YYYY-MM or YYYY-MM-DD as a range over Unix seconds stored
-    /// as numbers in value slot `slot`.
+    /// Accepts `<prefix>A..B` with UTC dates YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z] as a range
+    /// over Unix seconds stored as numbers in value slot `slot`; A's first second to B's last, either end open.
     package func addDateRange(slot: UInt32, prefix: String) throws {
         try XapianBytes.with(prefix) { pointer, length in
             _ = try xapianCall { cx_query_parser_add_date_range(handle, slot, pointer, length, $0) }
