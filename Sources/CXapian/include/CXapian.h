@@ -1,13 +1,549 @@
 #ifndef CXAPIAN_H
 #define CXAPIAN_H
+
+/*
+ * CXapian: an exception-safe C interface to Xapian 1.4 for Swift.
+ *
+ * Conventions that hold for every function below unless its comment says otherwise:
+ *
+ * - Errors. A fallible function takes `cx_error **err` as its last parameter. `*err` must be NULL on entry.
+ *   On failure the function stores a newly allocated error in `*err` (the caller owns it and releases it with
+ *   cx_error_free) and returns its failure value: NULL for handles, false for bool, 0 for numbers. On success
+ *   `*err` is left NULL. Passing `err == NULL` discards the error (the return value still reports failure).
+ *   A call made while `*err` is still set fails at once and leaves that earlier error in place.
+ *   No C++ exception ever leaves this interface: every Xapian::Error, std::bad_alloc, std::exception and
+ *   unknown exception is turned into a cx_error.
+ * - Byte strings. Terms, document data, values, metadata, query text and snippet text are passed as a
+ *   pointer plus a length and may contain NUL bytes. A NULL pointer with length 0 means the empty string;
+ *   a NULL pointer with a non-zero length is an invalid argument. File paths and stemmer language names are
+ *   NUL-terminated C strings.
+ * - Returned strings. A function returning bytes through `char **out, size_t *out_len` stores a buffer
+ *   allocated with malloc that the caller owns and releases with cx_free. The buffer holds `*out_len` bytes
+ *   followed by one extra NUL byte (not counted), so text can also be read as a C string. On failure `*out`
+ *   is set to NULL and `*out_len` to 0.
+ * - Handles. Every `cx_*_new`/`cx_*_open` function returns a handle the caller owns and releases with the
+ *   matching `cx_*_free`, which accepts NULL. Handles are not thread-safe: a handle (and the objects created
+ *   from it) must never be used by two threads at the same time.
+ * - Constants. Xapian's numeric constants are exported below as `extern const` values read from the Xapian
+ *   headers at build time; never hard-code their numbers.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #ifdef __cplusplus
 #define CX_NOEXCEPT noexcept
 extern "C" {
 #else
 #define CX_NOEXCEPT
 #endif
-/* Placeholder: the shim is being written. */
+
+/* MARK: - Errors */
+
+/** What went wrong. Every Xapian error type maps to a specific code or to CX_ERR_XAPIAN_OTHER; none maps to success. */
+typedef enum cx_error_code {
+    CX_ERR_DATABASE_LOCK = 1,      /**< Xapian::DatabaseLockError: another writer holds the write lock. */
+    CX_ERR_DATABASE_MODIFIED,      /**< Xapian::DatabaseModifiedError: the revision being read was overwritten; reopen. */
+    CX_ERR_DATABASE_NOT_FOUND,     /**< Xapian::DatabaseNotFoundError: no database at the path. */
+    CX_ERR_DATABASE_OPENING,       /**< Xapian::DatabaseOpeningError (other than not found). */
+    CX_ERR_DATABASE_VERSION,       /**< Xapian::DatabaseVersionError: unsupported database format version. */
+    CX_ERR_DATABASE_CORRUPT,       /**< Xapian::DatabaseCorruptError. */
+    CX_ERR_DATABASE_CREATE,        /**< Xapian::DatabaseCreateError. */
+    CX_ERR_DATABASE_CLOSED,        /**< Xapian::DatabaseClosedError: the database was closed. */
+    CX_ERR_DATABASE,               /**< Any other Xapian::DatabaseError (I/O failures and the like). */
+    CX_ERR_QUERY_PARSER,           /**< Xapian::QueryParserError: the query text could not be parsed. */
+    CX_ERR_WILDCARD,               /**< Xapian::WildcardError: a wildcard expanded beyond its limit. */
+    CX_ERR_INVALID_ARGUMENT,       /**< Xapian::InvalidArgumentError, or a NULL handle / bad argument caught by the shim. */
+    CX_ERR_INVALID_OPERATION,      /**< Xapian::InvalidOperationError (e.g. cancelling without a transaction). */
+    CX_ERR_RANGE,                  /**< Xapian::RangeError, or an index out of range caught by the shim. */
+    CX_ERR_DOC_NOT_FOUND,          /**< Xapian::DocNotFoundError. */
+    CX_ERR_FEATURE_UNAVAILABLE,    /**< Xapian::FeatureUnavailableError. */
+    CX_ERR_UNIMPLEMENTED,          /**< Xapian::UnimplementedError. */
+    CX_ERR_NETWORK,                /**< Xapian::NetworkError or NetworkTimeoutError. */
+    CX_ERR_SERIALISATION,          /**< Xapian::SerialisationError. */
+    CX_ERR_XAPIAN_OTHER,           /**< Any other Xapian::Error (InternalError, AssertionError, ...); see the type name. */
+    CX_ERR_BAD_ALLOC,              /**< std::bad_alloc: out of memory. */
+    CX_ERR_STD_EXCEPTION,          /**< Any other std::exception (e.g. std::invalid_argument); type is "std::exception". */
+    CX_ERR_UNKNOWN                 /**< An exception of unknown type. */
+} cx_error_code;
+
+/** An error reported by a cx function. Owned by the caller; release with cx_error_free. */
+typedef struct cx_error cx_error;
+
+/** The error's code. */
+cx_error_code cx_error_get_code(const cx_error *err) CX_NOEXCEPT;
+
+/** The error's type name: Xapian's `get_type()` (e.g. "DatabaseLockError"), "bad_alloc", "std::exception" or
+ *  "unknown". NUL-terminated; borrowed: valid until cx_error_free(err). */
+const char *cx_error_get_type(const cx_error *err) CX_NOEXCEPT;
+
+/** The error's message (Xapian's `get_msg()`, plus the system error text when Xapian gives one). Borrowed:
+ *  valid until cx_error_free(err). Its length is stored in `*length` when `length` is not NULL; the bytes are
+ *  also NUL-terminated. */
+const char *cx_error_get_message(const cx_error *err, size_t *length) CX_NOEXCEPT;
+
+/** True when the failed call was a write through a cx_writable_database and Xapian may have discarded every
+ *  change since the last commit (documents and metadata alike): the caller must treat the whole uncommitted
+ *  batch as lost and replay it from its last committed position. */
+bool cx_error_batch_lost(const cx_error *err) CX_NOEXCEPT;
+
+/** Releases an error. Accepts NULL. */
+void cx_error_free(cx_error *err) CX_NOEXCEPT;
+
+/** Releases a buffer returned through a `char **out` parameter. Accepts NULL. */
+void cx_free(void *buffer) CX_NOEXCEPT;
+
+/* MARK: - Handles (opaque; see each type's functions below) */
+
+/** A database opened for writing. Holds the write lock until closed or freed. */
+typedef struct cx_writable_database cx_writable_database;
+
+/** A read-only view of one or more databases (shards searched together). */
+typedef struct cx_database cx_database;
+
+/** A document being built. */
+typedef struct cx_document cx_document;
+
+/** A list of words left out of indexing and queries. */
+typedef struct cx_stopper cx_stopper;
+
+/** Turns text into terms of a document. */
+typedef struct cx_term_generator cx_term_generator;
+
+/** An immutable query. Combining queries never consumes or changes the inputs. */
+typedef struct cx_query cx_query;
+
+/** Parses user query text. */
+typedef struct cx_query_parser cx_query_parser;
+
+/** The results of one search, with everything read eagerly, plus what snippets need. */
+typedef struct cx_mset cx_mset;
+
+/* MARK: - Version and constants */
+
+/** Xapian's version string, e.g. "1.4.22". Static storage owned by Xapian: never freed, never changes. */
 const char *cx_version_string(void) CX_NOEXCEPT;
+
+/** Open actions for cx_writable_database_open (exactly one of these)... */
+extern const int cx_db_create_or_open;
+extern const int cx_db_create_or_overwrite;
+extern const int cx_db_create;
+extern const int cx_db_open;
+/** ...OR-ed with any of these flags. */
+extern const int cx_db_no_sync;
+extern const int cx_db_full_sync;
+extern const int cx_db_retry_lock;
+
+/** Query operators for cx_query_combine and cx_query_parser_set_default_op. */
+extern const int cx_op_and;
+extern const int cx_op_or;
+extern const int cx_op_and_not;
+extern const int cx_op_xor;
+extern const int cx_op_and_maybe;
+extern const int cx_op_filter;
+
+/** Query parser flags for cx_query_parser_parse (OR them together). */
+extern const unsigned cx_qp_flag_boolean;
+extern const unsigned cx_qp_flag_phrase;
+extern const unsigned cx_qp_flag_lovehate;
+extern const unsigned cx_qp_flag_boolean_any_case;
+extern const unsigned cx_qp_flag_wildcard;
+extern const unsigned cx_qp_flag_pure_not;
+extern const unsigned cx_qp_flag_partial;
+extern const unsigned cx_qp_flag_spelling_correction;
+extern const unsigned cx_qp_flag_synonym;
+extern const unsigned cx_qp_flag_cjk_ngram;
+extern const unsigned cx_qp_flag_no_positions;
+extern const unsigned cx_qp_flag_default;
+
+/** Snippet flags for cx_snippet_options.flags (OR them together). */
+extern const unsigned cx_snippet_background_model;
+extern const unsigned cx_snippet_exhaustive;
+extern const unsigned cx_snippet_empty_without_match;
+
+/** Compaction levels for cx_database_compact. */
+extern const unsigned cx_compact_standard;
+extern const unsigned cx_compact_full;
+extern const unsigned cx_compact_fuller;
+
+/** Xapian's "no value slot" marker. */
+extern const uint32_t cx_bad_valueno;
+
+/* MARK: - Value serialisation */
+
+/** Encodes a number so that byte-wise string order matches numeric order (Xapian::sortable_serialise).
+ *  Stores a malloc'd buffer in `*out` (free with cx_free). */
+bool cx_sortable_serialise(double value, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
+/** Decodes a value made by cx_sortable_serialise. Bytes that are not such a value decode to some number
+ *  without error (Xapian's behaviour). Returns 0 with `*err` set on failure. */
+double cx_sortable_unserialise(const char *bytes, size_t length, cx_error **err) CX_NOEXCEPT;
+
+/* MARK: - Writable database */
+
+/** Opens (or creates, depending on `flags`: one open action OR-ed with flags, see the constants above) a
+ *  writable database at `path`. If another writer holds the lock the error code is CX_ERR_DATABASE_LOCK
+ *  (unless cx_db_retry_lock is given, which waits for the lock). Release with cx_writable_database_free. */
+cx_writable_database *cx_writable_database_open(const char *path, int flags, cx_error **err) CX_NOEXCEPT;
+
+/** Closes the database if it is still open, releasing the write lock even when a term generator still refers
+ *  to it, then releases the handle. Closing commits pending changes and ignores any error while doing so (an
+ *  open transaction is cancelled): commit explicitly first. Accepts NULL. */
+void cx_writable_database_free(cx_writable_database *db) CX_NOEXCEPT;
+
+/** Closes the database and releases the write lock, committing pending changes (an open transaction is
+ *  cancelled). Later calls on the handle fail with CX_ERR_DATABASE_CLOSED; it must still be freed. */
+bool cx_writable_database_close(cx_writable_database *db, cx_error **err) CX_NOEXCEPT;
+
+/** Makes every change since the last commit durable. On failure the error has batch_lost set. */
+bool cx_writable_database_commit(cx_writable_database *db, cx_error **err) CX_NOEXCEPT;
+
+/** Commits pending changes, then starts a transaction. With `durable` the transaction's commit is flushed to
+ *  disk (begin_transaction(true)); without it the changes can be lost in a crash even after
+ *  cx_writable_database_commit_transaction. */
+bool cx_writable_database_begin_transaction(cx_writable_database *db, bool durable, cx_error **err) CX_NOEXCEPT;
+
+/** Commits the open transaction. Fails with CX_ERR_INVALID_OPERATION when none is open. */
+bool cx_writable_database_commit_transaction(cx_writable_database *db, cx_error **err) CX_NOEXCEPT;
+
+/** Discards every change made in the open transaction. Fails with CX_ERR_INVALID_OPERATION when none is open. */
+bool cx_writable_database_cancel_transaction(cx_writable_database *db, cx_error **err) CX_NOEXCEPT;
+
+/** Sets a metadata value, committed atomically with documents. An empty value deletes the key. An empty key
+ *  is rejected with CX_ERR_INVALID_ARGUMENT before anything changes (batch_lost not set). */
+bool cx_writable_database_set_metadata(cx_writable_database *db, const char *key, size_t key_len,
+                                       const char *value, size_t value_len, cx_error **err) CX_NOEXCEPT;
+
+/** Reads a metadata value including uncommitted changes; a missing key reads as the empty string.
+ *  `*out` is malloc'd (free with cx_free). */
+bool cx_writable_database_get_metadata(cx_writable_database *db, const char *key, size_t key_len,
+                                       char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
+/** Adds the boolean term `unique_term` to `document` (so later replacements find it), then replaces every
+ *  document indexed by that term with `document`, or adds it if there is none. Stores the document id in
+ *  `*docid` when `docid` is not NULL. An empty term is rejected before anything changes; any failure inside
+ *  Xapian (e.g. a term over 245 bytes) has batch_lost set. */
+bool cx_writable_database_replace_document(cx_writable_database *db, const char *unique_term, size_t term_len,
+                                           cx_document *document, uint32_t *docid,
+                                           cx_error **err) CX_NOEXCEPT;
+
+/** Deletes every document indexed by `unique_term`; deleting a missing term is a no-op. An empty term is
+ *  rejected before anything changes; any failure inside Xapian has batch_lost set. */
+bool cx_writable_database_delete_document(cx_writable_database *db, const char *unique_term, size_t term_len,
+                                          cx_error **err) CX_NOEXCEPT;
+
+/** Number of documents, including uncommitted changes. Returns 0 with `*err` set on failure. */
+uint32_t cx_writable_database_doc_count(cx_writable_database *db, cx_error **err) CX_NOEXCEPT;
+
+/** Reads the data of the first document indexed by `unique_term`, including uncommitted changes.
+ *  `*found` tells whether such a document exists; when it does not, `*out` is an empty malloc'd string.
+ *  `*out` is malloc'd (free with cx_free). */
+bool cx_writable_database_document_data(cx_writable_database *db, const char *unique_term, size_t term_len,
+                                        bool *found, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
+/* MARK: - Read-only database */
+
+/** Opens the database at `path` read-only. A missing path fails with CX_ERR_DATABASE_NOT_FOUND.
+ *  Release with cx_database_free. */
+cx_database *cx_database_open(const char *path, cx_error **err) CX_NOEXCEPT;
+
+/** Opens the database at `path` read-only and adds it as a further shard of `db`: searches then cover every
+ *  shard (document ids interleave). Metadata is read from the first shard only. */
+bool cx_database_add_database(cx_database *db, const char *path, cx_error **err) CX_NOEXCEPT;
+
+/** Releases the handle. Accepts NULL. */
+void cx_database_free(cx_database *db) CX_NOEXCEPT;
+
+/** Closes the database; later calls fail with CX_ERR_DATABASE_CLOSED. The handle must still be freed. */
+bool cx_database_close(cx_database *db, cx_error **err) CX_NOEXCEPT;
+
+/** Moves to the latest committed revision. `*changed` (when not NULL) is false when nothing changed. */
+bool cx_database_reopen(cx_database *db, bool *changed, cx_error **err) CX_NOEXCEPT;
+
+/** Number of documents. Returns 0 with `*err` set on failure. Retries after reopening when the revision
+ *  being read is overwritten (as do all reading functions below). */
+uint32_t cx_database_doc_count(cx_database *db, cx_error **err) CX_NOEXCEPT;
+
+/** Number of documents indexed by `term`. Returns 0 with `*err` set on failure. */
+uint32_t cx_database_term_frequency(cx_database *db, const char *term, size_t term_len, cx_error **err) CX_NOEXCEPT;
+
+/** Reads a metadata value (first shard only); a missing key reads as the empty string. `*out` is malloc'd. */
+bool cx_database_get_metadata(cx_database *db, const char *key, size_t key_len,
+                              char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
+/** Reads the data of the first document indexed by `unique_term`; see cx_writable_database_document_data. */
+bool cx_database_document_data(cx_database *db, const char *unique_term, size_t term_len,
+                               bool *found, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
+/** Writes a compacted copy of all shards of `db` into a new database at `destination` (which must not hold a
+ *  database yet). `level` is cx_compact_standard, cx_compact_full or cx_compact_fuller. Document ids are
+ *  renumbered; metadata is kept. */
+bool cx_database_compact(cx_database *db, const char *destination, unsigned level, cx_error **err) CX_NOEXCEPT;
+
+/* MARK: - Documents */
+
+/** Creates an empty document. Release with cx_document_free. */
+cx_document *cx_document_new(cx_error **err) CX_NOEXCEPT;
+
+/** Releases the handle. Accepts NULL. */
+void cx_document_free(cx_document *document) CX_NOEXCEPT;
+
+/** Sets the document data (opaque bytes returned with search results). */
+bool cx_document_set_data(cx_document *document, const char *data, size_t data_len, cx_error **err) CX_NOEXCEPT;
+
+/** Reads the document data. `*out` is malloc'd (free with cx_free). */
+bool cx_document_get_data(const cx_document *document, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
+/** Adds a term without position that does not contribute to the weight (for filters and ids). An empty term
+ *  is rejected; an over-long term (over 245 bytes) is only rejected when the document is written. */
+bool cx_document_add_boolean_term(cx_document *document, const char *term, size_t term_len, cx_error **err) CX_NOEXCEPT;
+
+/** Adds a term without position, raising its within-document frequency by `wdf_increment`. */
+bool cx_document_add_term(cx_document *document, const char *term, size_t term_len, uint32_t wdf_increment,
+                          cx_error **err) CX_NOEXCEPT;
+
+/** Stores raw bytes in value slot `slot` (an empty value clears the slot). */
+bool cx_document_set_value(cx_document *document, uint32_t slot, const char *value, size_t value_len,
+                           cx_error **err) CX_NOEXCEPT;
+
+/** Stores `number` in value slot `slot` encoded with sortable_serialise, so sorting and number ranges work. */
+bool cx_document_set_value_number(cx_document *document, uint32_t slot, double number, cx_error **err) CX_NOEXCEPT;
+
+/** Reads value slot `slot` (empty when unset). `*out` is malloc'd (free with cx_free). */
+bool cx_document_get_value(const cx_document *document, uint32_t slot, char **out, size_t *out_len,
+                           cx_error **err) CX_NOEXCEPT;
+
+/** Number of distinct terms in the document. */
+uint32_t cx_document_term_count(const cx_document *document, cx_error **err) CX_NOEXCEPT;
+
+/* MARK: - Stop words */
+
+/** Creates an empty stop word list. Release with cx_stopper_free. */
+cx_stopper *cx_stopper_new(cx_error **err) CX_NOEXCEPT;
+
+/** Creates a list holding the shim's built-in English stop words ("a", "the", "and", ...). */
+cx_stopper *cx_stopper_new_english(cx_error **err) CX_NOEXCEPT;
+
+/** Adds one word (compared after lower-casing by the term generator / query parser, so give it lower case). */
+bool cx_stopper_add(cx_stopper *stopper, const char *word, size_t word_len, cx_error **err) CX_NOEXCEPT;
+
+/** True when `word` is in the list. */
+bool cx_stopper_contains(const cx_stopper *stopper, const char *word, size_t word_len) CX_NOEXCEPT;
+
+/** Releases the handle. Term generators and query parsers keep their own copy. Accepts NULL. */
+void cx_stopper_free(cx_stopper *stopper) CX_NOEXCEPT;
+
+/* MARK: - Term generator */
+
+/** Creates a term generator without stemming or stop words. Release with cx_term_generator_free. */
+cx_term_generator *cx_term_generator_new(cx_error **err) CX_NOEXCEPT;
+
+/** Releases the handle. Accepts NULL. */
+void cx_term_generator_free(cx_term_generator *generator) CX_NOEXCEPT;
+
+/** Sets the stemmer by language name ("english", "en", "german", ...; NULL, "" or "none" for none).
+ *  An unknown language fails with CX_ERR_INVALID_ARGUMENT. */
+bool cx_term_generator_set_stemmer(cx_term_generator *generator, const char *language, cx_error **err) CX_NOEXCEPT;
+
+/** Uses a copy of `stopper`'s words (NULL: no stop words). */
+bool cx_term_generator_set_stopper(cx_term_generator *generator, const cx_stopper *stopper, cx_error **err) CX_NOEXCEPT;
+
+/** Records spelling data for the words indexed from now on in `db` (FLAG_SPELLING), or stops doing so when
+ *  `db` is NULL. The generator keeps the database alive but does not keep it open: once it is closed, indexing
+ *  fails with CX_ERR_DATABASE_CLOSED. */
+bool cx_term_generator_set_spelling_database(cx_term_generator *generator, cx_writable_database *db,
+                                             cx_error **err) CX_NOEXCEPT;
+
+/** Makes `document` the target of the next index_text calls and resets the term position to 0. The generator
+ *  shares the document: terms added through it appear in `document`. */
+bool cx_term_generator_set_document(cx_term_generator *generator, cx_document *document, cx_error **err) CX_NOEXCEPT;
+
+/** Indexes UTF-8 `text` into the current document: each word's wdf is raised by `wdf_increment` (its weight),
+ *  each term gets `prefix` (may be empty), and with `with_positions` positions are stored for phrase search. */
+bool cx_term_generator_index_text(cx_term_generator *generator, const char *text, size_t text_len,
+                                  uint32_t wdf_increment, const char *prefix, size_t prefix_len,
+                                  bool with_positions, cx_error **err) CX_NOEXCEPT;
+
+/** Advances the term position by `delta` so phrases do not match across separately indexed fields. */
+bool cx_term_generator_increase_termpos(cx_term_generator *generator, uint32_t delta, cx_error **err) CX_NOEXCEPT;
+
+/* MARK: - Queries */
+
+/** A query matching documents indexed by `term` (empty term: every document). Release with cx_query_free. */
+cx_query *cx_query_new_term(const char *term, size_t term_len, cx_error **err) CX_NOEXCEPT;
+
+/** A query matching every document. */
+cx_query *cx_query_new_match_all(cx_error **err) CX_NOEXCEPT;
+
+/** A query matching no document. */
+cx_query *cx_query_new_match_nothing(cx_error **err) CX_NOEXCEPT;
+
+/** A query on value slot `slot`: values between `lower` and `upper` inclusive, compared as byte strings.
+ *  Pass NULL for an open end (not both). Use cx_sortable_serialise to build bounds for numbers. */
+cx_query *cx_query_new_value_range(uint32_t slot, const char *lower, size_t lower_len,
+                                   const char *upper, size_t upper_len, cx_error **err) CX_NOEXCEPT;
+
+/** Combines `count` queries with `op` (cx_op_and, cx_op_or, cx_op_filter, cx_op_and_not, ...). With cx_op_filter
+ *  documents must match all queries but only the first one gives weight; with cx_op_and_not they must match
+ *  the first and none of the others. `count` must be at least 1. */
+cx_query *cx_query_combine(int op, const cx_query *const *queries, size_t count, cx_error **err) CX_NOEXCEPT;
+
+/** True when the query matches nothing because it is empty (e.g. parsed from blank text). */
+bool cx_query_is_empty(const cx_query *query) CX_NOEXCEPT;
+
+/** Xapian's description of the query, for logs and tests. `*out` is malloc'd (free with cx_free). */
+bool cx_query_description(const cx_query *query, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
+/** Releases the handle. Accepts NULL. */
+void cx_query_free(cx_query *query) CX_NOEXCEPT;
+
+/* MARK: - Query parser */
+
+/** Creates a parser (default operator OR, no stemming, no stop words). Release with cx_query_parser_free. */
+cx_query_parser *cx_query_parser_new(cx_error **err) CX_NOEXCEPT;
+
+/** Releases the handle. Accepts NULL. */
+void cx_query_parser_free(cx_query_parser *parser) CX_NOEXCEPT;
+
+/** Sets the stemmer (same names as cx_term_generator_set_stemmer); use the one used for indexing. */
+bool cx_query_parser_set_stemmer(cx_query_parser *parser, const char *language, cx_error **err) CX_NOEXCEPT;
+
+/** Uses a copy of `stopper`'s words (NULL: no stop words). */
+bool cx_query_parser_set_stopper(cx_query_parser *parser, const cx_stopper *stopper, cx_error **err) CX_NOEXCEPT;
+
+/** Sets the operator joining plain words: cx_op_and or cx_op_or (others Xapian rejects fail). */
+bool cx_query_parser_set_default_op(cx_query_parser *parser, int op, cx_error **err) CX_NOEXCEPT;
+
+/** Sets the database used for spelling correction and wildcard expansion. The parser keeps it alive. */
+bool cx_query_parser_set_database(cx_query_parser *parser, cx_database *db, cx_error **err) CX_NOEXCEPT;
+
+/** Maps `field:` in query text to free-text terms with `prefix`. Calling it with an empty field sets the
+ *  default prefixes for unqualified words. */
+bool cx_query_parser_add_prefix(cx_query_parser *parser, const char *field, size_t field_len,
+                                const char *prefix, size_t prefix_len, cx_error **err) CX_NOEXCEPT;
+
+/** Maps `field:value` in query text to a filter on boolean term `prefix` + value. With `exclusive`, several
+ *  values of the same field are OR-ed (and different fields AND-ed); otherwise each filter is AND-ed.
+ *  Using one field both as free-text and boolean prefix fails with CX_ERR_INVALID_OPERATION. */
+bool cx_query_parser_add_boolean_prefix(cx_query_parser *parser, const char *field, size_t field_len,
+                                        const char *prefix, size_t prefix_len, bool exclusive,
+                                        cx_error **err) CX_NOEXCEPT;
+
+/** Accepts `<prefix>A..B` (either end may be left out) as a range over numbers stored in `slot` with
+ *  sortable_serialise. */
+bool cx_query_parser_add_number_range(cx_query_parser *parser, uint32_t slot, const char *prefix,
+                                      size_t prefix_len, cx_error **err) CX_NOEXCEPT;
+
+/** Accepts `<prefix>A..B` where A and B are UTC dates YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z]
+ *  (either end may be left out) as a range over Unix seconds stored in `slot` with sortable_serialise. A range
+ *  starts at the first second of A and ends at the last second of B (so 2024..2024 is the whole year).
+ *  With a non-empty prefix, a malformed date is a CX_ERR_QUERY_PARSER error naming it; with an empty prefix
+ *  the range is left to other range processors. */
+bool cx_query_parser_add_date_range(cx_query_parser *parser, uint32_t slot, const char *prefix,
+                                    size_t prefix_len, cx_error **err) CX_NOEXCEPT;
+
+/** Limits how many terms a wildcard or partial word may expand to; going over makes the search fail with
+ *  CX_ERR_WILDCARD. 0 means unlimited (Xapian's default). */
+bool cx_query_parser_set_max_wildcard_expansion(cx_query_parser *parser, uint32_t limit, cx_error **err) CX_NOEXCEPT;
+
+/** Parses `text` with `flags` (cx_qp_flag_*). Malformed text fails with CX_ERR_QUERY_PARSER. Blank text gives
+ *  an empty query (see cx_query_is_empty). Release the result with cx_query_free. */
+cx_query *cx_query_parser_parse(cx_query_parser *parser, const char *text, size_t text_len, unsigned flags,
+                                cx_error **err) CX_NOEXCEPT;
+
+/** The spelling-corrected form of the last parsed text (needs cx_qp_flag_spelling_correction, a database and
+ *  spelling data); empty when nothing was corrected. `*out` is malloc'd (free with cx_free). */
+bool cx_query_parser_corrected_query(const cx_query_parser *parser, char **out, size_t *out_len,
+                                     cx_error **err) CX_NOEXCEPT;
+
+/* MARK: - Searching */
+
+/** Result ordering. */
+typedef enum cx_sort_order {
+    CX_SORT_RELEVANCE = 0,         /**< Best BM25 weight first. */
+    CX_SORT_VALUE_ASCENDING = 1,   /**< By the bytes of value slot `sort_slot`, smallest first. */
+    CX_SORT_VALUE_DESCENDING = 2   /**< By the bytes of value slot `sort_slot`, largest first. */
+} cx_sort_order;
+
+/** BM25 weighting parameters (see Xapian::BM25Weight). */
+typedef struct cx_bm25_params {
+    double k1, k2, k3, b, min_normlen;
+} cx_bm25_params;
+
+/** Xapian's default BM25 parameters. */
+cx_bm25_params cx_bm25_default_params(void) CX_NOEXCEPT;
+
+/** What to search and how. Zero-initialise, then set fields. */
+typedef struct cx_search_options {
+    uint32_t offset;               /**< Number of best results to skip. */
+    uint32_t limit;                /**< Maximum number of results. */
+    uint32_t check_at_least;       /**< Look at least at this many matches (exact facet counts need the doc count). */
+    cx_sort_order sort;
+    uint32_t sort_slot;            /**< Value slot for value sorting. */
+    const cx_bm25_params *bm25;    /**< NULL: Xapian's defaults. */
+    const uint32_t *facet_slots;   /**< Value slots whose values are counted over the matches (may be NULL). */
+    size_t facet_slot_count;
+    uint32_t max_retries;          /**< Reopen-and-retry attempts after DatabaseModifiedError; 0 means 5. */
+} cx_search_options;
+
+/** One result. */
+typedef struct cx_hit {
+    uint32_t docid;                /**< Document id (renumbered by compaction; shards interleave). */
+    uint32_t rank;                 /**< 0-based position in the whole result list. */
+    double weight;
+    int percent;
+} cx_hit;
+
+/** Runs `query` over `db`. If the database changes underneath (DatabaseModifiedError), reopens `db` and
+ *  retries up to `max_retries` times. Hit data and facet counts are read before returning. Release the
+ *  result with cx_mset_free. */
+cx_mset *cx_database_search(cx_database *db, const cx_query *query, const cx_search_options *options,
+                            cx_error **err) CX_NOEXCEPT;
+
+/** Releases the handle. Accepts NULL. */
+void cx_mset_free(cx_mset *mset) CX_NOEXCEPT;
+
+/** Number of hits in this page. */
+size_t cx_mset_size(const cx_mset *mset) CX_NOEXCEPT;
+
+/** Xapian's estimate of the total number of matches, and its bounds. */
+uint32_t cx_mset_matches_estimated(const cx_mset *mset) CX_NOEXCEPT;
+uint32_t cx_mset_matches_lower_bound(const cx_mset *mset) CX_NOEXCEPT;
+uint32_t cx_mset_matches_upper_bound(const cx_mset *mset) CX_NOEXCEPT;
+
+/** Copies hit `index` (0-based within this page) into `*out`. Out of range fails with CX_ERR_RANGE. */
+bool cx_mset_hit(const cx_mset *mset, size_t index, cx_hit *out, cx_error **err) CX_NOEXCEPT;
+
+/** The data of hit `index`. `*out` is malloc'd (free with cx_free). */
+bool cx_mset_hit_data(const cx_mset *mset, size_t index, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
+/** Number of distinct values counted for `options.facet_slots[facet_index]`. */
+size_t cx_mset_facet_value_count(const cx_mset *mset, size_t facet_index, cx_error **err) CX_NOEXCEPT;
+
+/** Value `value_index` (values sorted by bytes) of facet `facet_index` and how many matches have it.
+ *  `*out` is malloc'd (free with cx_free). */
+bool cx_mset_facet_value(const cx_mset *mset, size_t facet_index, size_t value_index,
+                         char **out, size_t *out_len, uint32_t *frequency, cx_error **err) CX_NOEXCEPT;
+
+/** How to build a snippet. Zero-initialise, then set fields. */
+typedef struct cx_snippet_options {
+    size_t length;                 /**< Bytes of text to aim for (0 means 200). */
+    const char *stem_language;     /**< Stemmer used by the query (NULL/""/"none": none). */
+    const char *highlight_start;   /**< Inserted raw before each match (may be NULL when its length is 0). */
+    size_t highlight_start_len;
+    const char *highlight_end;     /**< Inserted raw after each match. */
+    size_t highlight_end_len;
+    const char *omit;              /**< Inserted where text was cut off. */
+    size_t omit_len;
+    unsigned flags;                /**< cx_snippet_* flags; 0 means background model + exhaustive. */
+} cx_snippet_options;
+
+/** Selects the part of `text` that best matches the query of this search, HTML-escapes it and marks the
+ *  matching words. `*out` is malloc'd (free with cx_free). */
+bool cx_mset_snippet(const cx_mset *mset, const char *text, size_t text_len, const cx_snippet_options *options,
+                     char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif

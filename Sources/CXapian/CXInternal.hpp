@@ -1,0 +1,178 @@
+// Shared machinery of the shim's .cpp files: handle layouts, the exception firewall, byte-string helpers.
+// Not part of the public header: Swift never sees C++.
+#ifndef CX_INTERNAL_HPP
+#define CX_INTERNAL_HPP
+
+#include "CXapian.h"
+
+#include <xapian.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+static_assert(sizeof(Xapian::docid) == sizeof(uint32_t), "the header promises 32-bit document ids");
+static_assert(sizeof(Xapian::valueno) == sizeof(uint32_t), "the header promises 32-bit value slots");
+static_assert(sizeof(Xapian::doccount) == sizeof(uint32_t), "the header promises 32-bit document counts");
+static_assert(sizeof(Xapian::termcount) == sizeof(uint32_t), "the header promises 32-bit term counts");
+
+struct cx_error {
+    cx_error_code code;
+    char *type;
+    char *message;
+    size_t message_len;
+    bool batch_lost;
+    // Preallocated errors used when memory runs out while reporting an error must not be freed.
+    bool is_static;
+};
+
+// `closed` is tracked by the shim because after close() Xapian 1.4 silently accepts commit() and reports
+// zero documents instead of raising DatabaseClosedError.
+struct cx_writable_database {
+    Xapian::WritableDatabase db;
+    bool closed = false;
+};
+
+struct cx_database {
+    Xapian::Database db;
+    bool closed = false;
+};
+
+struct cx_document {
+    Xapian::Document doc;
+};
+
+struct cx_stopper {
+    std::vector<std::string> words;
+};
+
+struct cx_term_generator {
+    Xapian::TermGenerator generator;
+};
+
+struct cx_query {
+    Xapian::Query query;
+};
+
+struct cx_query_parser {
+    Xapian::QueryParser parser;
+};
+
+struct cx_mset_facet {
+    std::vector<std::pair<std::string, Xapian::doccount>> values;
+};
+
+struct cx_mset {
+    // Kept alive because MSet::snippet() needs the query terms and statistics of this search.
+    Xapian::MSet mset;
+    std::vector<cx_hit> hits;
+    std::vector<std::string> data;
+    std::vector<cx_mset_facet> facets;
+};
+
+namespace cx {
+
+/// Thrown by the shim itself for misuse it detects (NULL handles, bad lengths, bad indexes). Reported with
+/// Xapian's type names, but never as a lost batch: nothing reached Xapian.
+struct misuse {
+    cx_error_code code;
+    const char *type;
+    std::string message;
+};
+
+[[noreturn]] void invalid_argument(const std::string &message);
+[[noreturn]] void out_of_range(const std::string &message);
+
+/// Stores a new error describing the exception being handled into `*err` (if `err` is not NULL).
+/// Must only be called from inside a catch block.
+void report_current_exception(cx_error **err, bool batch_lost) noexcept;
+
+/// Runs `body`, turning every exception into a cx_error. Returns `failure` when `body` throws.
+/// `batch_lost_on_xapian_error` marks exceptions raised inside Xapian (not the shim's own checks) as having lost
+/// the uncommitted batch: Xapian cancels all pending changes when a write fails.
+template <typename Result, typename Body>
+Result guard(cx_error **err, Result failure, Body &&body, bool batch_lost_on_xapian_error = false) noexcept {
+    if (err != nullptr && *err != nullptr) {
+        // The caller did not clear an earlier error; refusing keeps it from being leaked or overwritten.
+        return failure;
+    }
+    try {
+        return body();
+    } catch (...) {
+        report_current_exception(err, batch_lost_on_xapian_error);
+        return failure;
+    }
+}
+
+/// A byte string from a pointer and a length; NULL with length 0 is empty, NULL with a length is misuse.
+std::string bytes(const char *pointer, size_t length, const char *what);
+
+/// A non-empty unique id term.
+std::string unique_term(const char *term, size_t term_len);
+
+/// A NUL-terminated string that must not be NULL.
+std::string c_string(const char *pointer, const char *what);
+
+/// Checks a handle argument.
+template <typename Handle>
+Handle *require(Handle *handle, const char *what) {
+    if (handle == nullptr) invalid_argument(std::string(what) + " is NULL");
+    return handle;
+}
+
+/// Checks a database handle argument and that it was not closed.
+template <typename DatabaseHandle>
+DatabaseHandle *require_open(DatabaseHandle *handle) {
+    require(handle, "database");
+    if (handle->closed) throw Xapian::DatabaseClosedError("the database was closed; open it again to use it");
+    return handle;
+}
+
+/// Copies `value` into a malloc'd, NUL-terminated buffer handed to the caller.
+void copy_out(const std::string &value, char **out, size_t *out_len);
+
+/// Clears out-parameters so callers never see stale pointers after a failure.
+inline void reset_out(char **out, size_t *out_len) noexcept {
+    if (out != nullptr) *out = nullptr;
+    if (out_len != nullptr) *out_len = 0;
+}
+
+/// A stemmer from a language name; NULL, "" and "none" give no stemming.
+Xapian::Stem stemmer(const char *language);
+
+/// A reference-counted stopper Xapian deletes when its last user goes away.
+const Xapian::Stopper *make_stopper(const cx_stopper *stopper);
+
+/// Runs `read` on `db`, reopening and retrying when the revision being read has been overwritten.
+template <typename Body>
+auto read_retrying(Xapian::Database &db, unsigned max_retries, Body &&read) -> decltype(read()) {
+    for (unsigned attempt = 0;; ++attempt) {
+        try {
+            return read();
+        } catch (const Xapian::DatabaseModifiedError &) {
+            if (attempt >= max_retries) throw;
+            db.reopen();
+        }
+    }
+}
+
+constexpr unsigned default_max_retries = 5;
+
+/// Copies out the data of the first document indexed by `unique_term` of a Database or WritableDatabase.
+template <typename Database>
+void document_data(Database &db, const std::string &unique_term, bool *found, char **out, size_t *out_len) {
+    Xapian::PostingIterator posting = db.postlist_begin(unique_term);
+    bool exists = posting != db.postlist_end(unique_term);
+    std::string data = exists ? db.get_document(*posting).get_data() : std::string();
+    copy_out(data, out, out_len);
+    if (found != nullptr) *found = exists;
+}
+
+} // namespace cx
+
+#endif

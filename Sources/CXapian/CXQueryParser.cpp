@@ -1,0 +1,123 @@
+#include "CXInternal.hpp"
+#include "CXIsoDateRangeProcessor.hpp"
+
+extern "C" {
+
+cx_query_parser *cx_query_parser_new(cx_error **err) noexcept {
+    return cx::guard(err, static_cast<cx_query_parser *>(nullptr), [&] {
+        return new cx_query_parser{Xapian::QueryParser()};
+    });
+}
+
+void cx_query_parser_free(cx_query_parser *parser) noexcept {
+    try {
+        delete parser;
+    } catch (...) {
+    }
+}
+
+bool cx_query_parser_set_stemmer(cx_query_parser *parser, const char *language, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(parser, "query parser")->parser.set_stemmer(cx::stemmer(language));
+        return true;
+    });
+}
+
+bool cx_query_parser_set_stopper(cx_query_parser *parser, const cx_stopper *stopper, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(parser, "query parser")->parser.set_stopper(cx::make_stopper(stopper));
+        return true;
+    });
+}
+
+bool cx_query_parser_set_default_op(cx_query_parser *parser, int op, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(parser, "query parser");
+        if (op != Xapian::Query::OP_AND && op != Xapian::Query::OP_OR) {
+            cx::invalid_argument("default operator " + std::to_string(op) + " is not supported; use cx_op_and or cx_op_or");
+        }
+        parser->parser.set_default_op(static_cast<Xapian::Query::op>(op));
+        return true;
+    });
+}
+
+bool cx_query_parser_set_database(cx_query_parser *parser, cx_database *db, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(parser, "query parser")->parser.set_database(cx::require_open(db)->db);
+        return true;
+    });
+}
+
+bool cx_query_parser_add_prefix(cx_query_parser *parser, const char *field, size_t field_len,
+                                const char *prefix, size_t prefix_len, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(parser, "query parser");
+        parser->parser.add_prefix(cx::bytes(field, field_len, "field"), cx::bytes(prefix, prefix_len, "prefix"));
+        return true;
+    });
+}
+
+bool cx_query_parser_add_boolean_prefix(cx_query_parser *parser, const char *field, size_t field_len,
+                                        const char *prefix, size_t prefix_len, bool exclusive,
+                                        cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(parser, "query parser");
+        std::string name = cx::bytes(field, field_len, "field");
+        if (name.empty()) cx::invalid_argument("boolean field name is empty; give the name users type before ':'");
+        parser->parser.add_boolean_prefix(name, cx::bytes(prefix, prefix_len, "prefix"), exclusive);
+        return true;
+    });
+}
+
+bool cx_query_parser_add_number_range(cx_query_parser *parser, uint32_t slot, const char *prefix,
+                                      size_t prefix_len, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(parser, "query parser");
+        if (slot == Xapian::BAD_VALUENO) cx::invalid_argument("value slot cx_bad_valueno holds no values");
+        std::string marker = cx::bytes(prefix, prefix_len, "prefix");
+        // release() hands ownership to the parser, which deletes the processor with its last reference.
+        parser->parser.add_rangeprocessor(
+            (new Xapian::NumberRangeProcessor(slot, marker, Xapian::RP_REPEATED))->release());
+        return true;
+    });
+}
+
+bool cx_query_parser_add_date_range(cx_query_parser *parser, uint32_t slot, const char *prefix,
+                                    size_t prefix_len, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(parser, "query parser");
+        if (slot == Xapian::BAD_VALUENO) cx::invalid_argument("value slot cx_bad_valueno holds no values");
+        std::string marker = cx::bytes(prefix, prefix_len, "prefix");
+        parser->parser.add_rangeprocessor((new cx::IsoDateRangeProcessor(slot, marker))->release());
+        return true;
+    });
+}
+
+bool cx_query_parser_set_max_wildcard_expansion(cx_query_parser *parser, uint32_t limit, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(parser, "query parser")
+            ->parser.set_max_expansion(limit, Xapian::Query::WILDCARD_LIMIT_ERROR,
+                                       Xapian::QueryParser::FLAG_WILDCARD | Xapian::QueryParser::FLAG_PARTIAL);
+        return true;
+    });
+}
+
+cx_query *cx_query_parser_parse(cx_query_parser *parser, const char *text, size_t text_len, unsigned flags,
+                                cx_error **err) noexcept {
+    return cx::guard(err, static_cast<cx_query *>(nullptr), [&] {
+        cx::require(parser, "query parser");
+        std::string query_text = cx::bytes(text, text_len, "query text");
+        return new cx_query{parser->parser.parse_query(query_text, flags)};
+    });
+}
+
+bool cx_query_parser_corrected_query(const cx_query_parser *parser, char **out, size_t *out_len,
+                                     cx_error **err) noexcept {
+    cx::reset_out(out, out_len);
+    return cx::guard(err, false, [&] {
+        cx::copy_out(cx::require(parser, "query parser")->parser.get_corrected_query_string(), out, out_len);
+        return true;
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,83 @@
+#include "CXInternal.hpp"
+
+extern "C" {
+
+cx_term_generator *cx_term_generator_new(cx_error **err) noexcept {
+    return cx::guard(err, static_cast<cx_term_generator *>(nullptr), [&] {
+        return new cx_term_generator{Xapian::TermGenerator()};
+    });
+}
+
+void cx_term_generator_free(cx_term_generator *generator) noexcept {
+    try {
+        delete generator;
+    } catch (...) {
+    }
+}
+
+bool cx_term_generator_set_stemmer(cx_term_generator *generator, const char *language, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(generator, "term generator")->generator.set_stemmer(cx::stemmer(language));
+        return true;
+    });
+}
+
+bool cx_term_generator_set_stopper(cx_term_generator *generator, const cx_stopper *stopper, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(generator, "term generator")->generator.set_stopper(cx::make_stopper(stopper));
+        return true;
+    });
+}
+
+bool cx_term_generator_set_spelling_database(cx_term_generator *generator, cx_writable_database *db,
+                                             cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(generator, "term generator");
+        // set_flags computes (flags & mask) ^ toggle: the mask keeps every other flag as it was.
+        const auto keep_others = Xapian::TermGenerator::flags(~unsigned(Xapian::TermGenerator::FLAG_SPELLING));
+        if (db == nullptr) {
+            generator->generator.set_flags(Xapian::TermGenerator::flags(0), keep_others);
+            generator->generator.set_database(Xapian::WritableDatabase());
+            return true;
+        }
+        generator->generator.set_database(cx::require_open(db)->db);
+        generator->generator.set_flags(Xapian::TermGenerator::FLAG_SPELLING, keep_others);
+        return true;
+    });
+}
+
+bool cx_term_generator_set_document(cx_term_generator *generator, cx_document *document, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(generator, "term generator");
+        cx::require(document, "document");
+        // Xapian::Document is a reference-counted handle: the generator and the caller share one document.
+        generator->generator.set_document(document->doc);
+        generator->generator.set_termpos(0);
+        return true;
+    });
+}
+
+bool cx_term_generator_index_text(cx_term_generator *generator, const char *text, size_t text_len,
+                                  uint32_t wdf_increment, const char *prefix, size_t prefix_len,
+                                  bool with_positions, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(generator, "term generator");
+        std::string words = cx::bytes(text, text_len, "text");
+        std::string term_prefix = cx::bytes(prefix, prefix_len, "prefix");
+        if (with_positions) {
+            generator->generator.index_text(words, wdf_increment, term_prefix);
+        } else {
+            generator->generator.index_text_without_positions(words, wdf_increment, term_prefix);
+        }
+        return true;
+    });
+}
+
+bool cx_term_generator_increase_termpos(cx_term_generator *generator, uint32_t delta, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(generator, "term generator")->generator.increase_termpos(delta);
+        return true;
+    });
+}
+
+} // extern "C"

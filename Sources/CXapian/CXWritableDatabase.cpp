@@ -1,0 +1,138 @@
+#include "CXInternal.hpp"
+
+namespace {
+
+// A write that fails inside Xapian cancels every uncommitted change, so its errors carry batch_lost.
+// The shim's own argument checks run before Xapian is touched and never do.
+constexpr bool loses_batch = true;
+
+} // namespace
+
+extern "C" {
+
+cx_writable_database *cx_writable_database_open(const char *path, int flags, cx_error **err) noexcept {
+    return cx::guard(err, static_cast<cx_writable_database *>(nullptr), [&] {
+        std::string directory = cx::c_string(path, "path");
+        if (directory.empty()) cx::invalid_argument("path is empty; give the directory of the database");
+        return new cx_writable_database{Xapian::WritableDatabase(directory, flags)};
+    });
+}
+
+void cx_writable_database_free(cx_writable_database *db) noexcept {
+    if (db == nullptr) return;
+    // Term generators may share this database for spelling data; closing (rather than only dropping our
+    // reference) releases the write lock now. Like Xapian's destructor, this commits and ignores errors.
+    try {
+        db->db.close();
+    } catch (...) {
+    }
+    try {
+        delete db;
+    } catch (...) {
+    }
+}
+
+bool cx_writable_database_close(cx_writable_database *db, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        // Closing twice is harmless, as in Xapian.
+        cx::require(db, "database")->db.close();
+        db->closed = true;
+        return true;
+    }, loses_batch);
+}
+
+bool cx_writable_database_commit(cx_writable_database *db, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require_open(db)->db.commit();
+        return true;
+    }, loses_batch);
+}
+
+bool cx_writable_database_begin_transaction(cx_writable_database *db, bool durable, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require_open(db)->db.begin_transaction(durable);
+        return true;
+    }, loses_batch);
+}
+
+bool cx_writable_database_commit_transaction(cx_writable_database *db, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require_open(db)->db.commit_transaction();
+        return true;
+    }, loses_batch);
+}
+
+bool cx_writable_database_cancel_transaction(cx_writable_database *db, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require_open(db)->db.cancel_transaction();
+        return true;
+    });
+}
+
+bool cx_writable_database_set_metadata(cx_writable_database *db, const char *key, size_t key_len,
+                                       const char *value, size_t value_len, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        std::string name = cx::bytes(key, key_len, "metadata key");
+        if (name.empty()) cx::invalid_argument("metadata key is empty; give a non-empty key");
+        std::string contents = cx::bytes(value, value_len, "metadata value");
+        db->db.set_metadata(name, contents);
+        return true;
+    }, loses_batch);
+}
+
+bool cx_writable_database_get_metadata(cx_writable_database *db, const char *key, size_t key_len,
+                                       char **out, size_t *out_len, cx_error **err) noexcept {
+    cx::reset_out(out, out_len);
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        std::string name = cx::bytes(key, key_len, "metadata key");
+        if (name.empty()) cx::invalid_argument("metadata key is empty; give a non-empty key");
+        cx::copy_out(db->db.get_metadata(name), out, out_len);
+        return true;
+    });
+}
+
+bool cx_writable_database_replace_document(cx_writable_database *db, const char *unique_term, size_t term_len,
+                                           cx_document *document, uint32_t *docid, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        cx::require(document, "document");
+        std::string unique = cx::unique_term(unique_term, term_len);
+        // Without the term in the document, the next replacement would not find it and would add a duplicate.
+        document->doc.add_boolean_term(unique);
+        Xapian::docid id = db->db.replace_document(unique, document->doc);
+        if (docid != nullptr) *docid = id;
+        return true;
+    }, loses_batch);
+}
+
+bool cx_writable_database_delete_document(cx_writable_database *db, const char *unique_term, size_t term_len,
+                                          cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        std::string unique = cx::unique_term(unique_term, term_len);
+        db->db.delete_document(unique);
+        return true;
+    }, loses_batch);
+}
+
+uint32_t cx_writable_database_doc_count(cx_writable_database *db, cx_error **err) noexcept {
+    return cx::guard(err, uint32_t(0), [&] {
+        return cx::require_open(db)->db.get_doccount();
+    });
+}
+
+bool cx_writable_database_document_data(cx_writable_database *db, const char *unique_term, size_t term_len,
+                                        bool *found, char **out, size_t *out_len, cx_error **err) noexcept {
+    cx::reset_out(out, out_len);
+    if (found != nullptr) *found = false;
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        std::string unique = cx::unique_term(unique_term, term_len);
+        cx::document_data(db->db, unique, found, out, out_len);
+        return true;
+    });
+}
+
+} // extern "C"

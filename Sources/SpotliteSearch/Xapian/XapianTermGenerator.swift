@@ -1,0 +1,63 @@
+import CXapian
+
+/// Turns text into the terms of a `XapianDocument`: words are lower-cased, stemmed and stop words dropped.
+///
+/// Not thread-safe: use it from one thread (or one actor) at a time.
+package final class XapianTermGenerator {
+    let handle: OpaquePointer
+
+    /// Creates a generator.
+    /// - Parameters:
+    ///   - language: stemmer language ("english", "german", ...; nil or "none" for no stemming). Use the same
+    ///     language in the `XapianQueryParser`.
+    ///   - stopwords: words not indexed in stemmed form.
+    /// - Throws: `XapianError` (`.invalidArgument` for an unknown language).
+    package init(language: String? = "english", stopwords: XapianStopwords = .english) throws {
+        let created = try xapianCall { cx_term_generator_new($0) }
+        guard let created else {
+            throw XapianError(code: .unknown, type: "unknown", message: "creating a term generator returned nothing")
+        }
+        handle = created
+        // deinit frees the handle if a setting below throws.
+        _ = try xapianCall { cx_term_generator_set_stemmer(handle, language, $0) }
+        try stopwords.withStopper { stopper in
+            _ = try xapianCall { cx_term_generator_set_stopper(handle, stopper, $0) }
+        }
+    }
+
+    deinit {
+        cx_term_generator_free(handle)
+    }
+
+    /// Records spelling data for the words indexed from now on in `database` (nil stops it), so a query
+    /// parser can suggest corrections. Closing `database` makes later indexing fail with `.databaseClosed`.
+    package func setSpellingDatabase(_ database: XapianWritableDatabase?) throws {
+        _ = try xapianCall { cx_term_generator_set_spelling_database(handle, database?.handle, $0) }
+    }
+
+    /// Makes `document` the target of the next `indexText` calls and resets the term position.
+    package func startDocument(_ document: XapianDocument) throws {
+        _ = try xapianCall { cx_term_generator_set_document(handle, document.handle, $0) }
+    }
+
+    /// Indexes `text` into the current document.
+    /// - Parameters:
+    ///   - weight: how much each occurrence raises a term's within-document frequency.
+    ///   - prefix: term prefix for field searches (e.g. "S" for a subject); empty for plain text.
+    ///   - positions: store word positions so phrase searches work (costs space).
+    package func indexText(_ text: String, weight: UInt32 = 1, prefix: String = "", positions: Bool = true) throws {
+        try XapianBytes.with(text) { textPointer, textLength in
+            try XapianBytes.with(prefix) { prefixPointer, prefixLength in
+                _ = try xapianCall {
+                    cx_term_generator_index_text(
+                        handle, textPointer, textLength, weight, prefixPointer, prefixLength, positions, $0)
+                }
+            }
+        }
+    }
+
+    /// Leaves a gap in the term positions so phrases do not match across separately indexed fields.
+    package func increaseTermPosition(by delta: UInt32 = 100) throws {
+        _ = try xapianCall { cx_term_generator_increase_termpos(handle, delta, $0) }
+    }
+}

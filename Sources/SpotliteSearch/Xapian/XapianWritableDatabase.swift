@@ -1,0 +1,140 @@
+import CXapian
+import Foundation
+
+/// A Xapian database opened for writing; holds the write lock until closed or released.
+///
+/// Not thread-safe: use it from one thread (or one actor) at a time.
+package final class XapianWritableDatabase {
+    /// What to do about an existing (or missing) database when opening.
+    package enum OpenAction: Sendable {
+        /// Open the database, creating it if missing.
+        case createOrOpen
+        /// Replace any existing database with an empty one.
+        case createOrOverwrite
+        /// Create a new database; fail if one exists.
+        case create
+        /// Open an existing database; fail if missing.
+        case open
+
+        var flags: Int32 {
+            switch self {
+            case .createOrOpen: cx_db_create_or_open
+            case .createOrOverwrite: cx_db_create_or_overwrite
+            case .create: cx_db_create
+            case .open: cx_db_open
+            }
+        }
+    }
+
+    let handle: OpaquePointer
+
+    /// Opens the database at `path`.
+    /// - Parameters:
+    ///   - noSync: skip fsync on commit (faster, not crash-safe; for tests and rebuilds).
+    ///   - retryLock: wait for another writer to release the lock instead of failing with `.databaseLock`.
+    /// - Throws: `XapianError` (`.databaseLock` when another writer holds the lock).
+    package init(path: String, action: OpenAction = .createOrOpen, noSync: Bool = false, retryLock: Bool = false) throws {
+        var flags = action.flags
+        if noSync { flags |= cx_db_no_sync }
+        if retryLock { flags |= cx_db_retry_lock }
+        let opened = try xapianCall { error in cx_writable_database_open(path, flags, error) }
+        guard let opened else {
+            throw XapianError(code: .unknown, type: "unknown", message: "opening \(path) returned no database")
+        }
+        handle = opened
+    }
+
+    deinit {
+        // Closing commits pending changes and ignores errors: commit explicitly to see them.
+        cx_writable_database_free(handle)
+    }
+
+    /// Makes every change since the last commit durable.
+    package func commit() throws {
+        _ = try xapianCall { cx_writable_database_commit(handle, $0) }
+    }
+
+    /// Commits pending changes and starts a transaction; `durable` makes its commit survive a crash.
+    package func beginTransaction(durable: Bool = true) throws {
+        _ = try xapianCall { cx_writable_database_begin_transaction(handle, durable, $0) }
+    }
+
+    /// Commits the open transaction.
+    package func commitTransaction() throws {
+        _ = try xapianCall { cx_writable_database_commit_transaction(handle, $0) }
+    }
+
+    /// Discards every change made in the open transaction.
+    package func cancelTransaction() throws {
+        _ = try xapianCall { cx_writable_database_cancel_transaction(handle, $0) }
+    }
+
+    /// Stores `value` under `key`, committed atomically with documents; an empty value deletes the key.
+    package func setMetadata(_ value: String, forKey key: String) throws {
+        try setMetadata(bytes: Array(value.utf8), forKey: key)
+    }
+
+    /// Stores raw bytes under `key`; an empty value deletes the key.
+    package func setMetadata(bytes value: [UInt8], forKey key: String) throws {
+        try XapianBytes.with(key) { keyPointer, keyLength in
+            try XapianBytes.with(bytes: value) { valuePointer, valueLength in
+                _ = try xapianCall {
+                    cx_writable_database_set_metadata(handle, keyPointer, keyLength, valuePointer, valueLength, $0)
+                }
+            }
+        }
+    }
+
+    /// The value stored under `key` (uncommitted changes included), or nil when there is none.
+    package func metadata(forKey key: String) throws -> String? {
+        let bytes = try metadataBytes(forKey: key)
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The raw value stored under `key`; empty when there is none.
+    package func metadataBytes(forKey key: String) throws -> [UInt8] {
+        try XapianBytes.with(key) { keyPointer, keyLength in
+            try XapianBytes.read { cx_writable_database_get_metadata(handle, keyPointer, keyLength, $0, $1, $2) }
+        }
+    }
+
+    /// Stores `document` as the only document with id term `uniqueTerm` (added to the document), replacing
+    /// any earlier one. Returns the document id.
+    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    @discardableResult
+    package func replaceDocument(uniqueTerm: String, document: XapianDocument) throws -> UInt32 {
+        try XapianBytes.with(uniqueTerm) { term, length in
+            var docid: UInt32 = 0
+            _ = try xapianCall { cx_writable_database_replace_document(handle, term, length, document.handle, &docid, $0) }
+            return docid
+        }
+    }
+
+    /// Deletes the document with id term `uniqueTerm`; a missing one is not an error.
+    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    package func deleteDocument(uniqueTerm: String) throws {
+        try XapianBytes.with(uniqueTerm) { term, length in
+            _ = try xapianCall { cx_writable_database_delete_document(handle, term, length, $0) }
+        }
+    }
+
+    /// Number of documents, uncommitted changes included.
+    package func documentCount() throws -> Int {
+        Int(try xapianCall { cx_writable_database_doc_count(handle, $0) })
+    }
+
+    /// The data of the document with id term `uniqueTerm` (uncommitted changes included), or nil if none.
+    package func documentData(uniqueTerm: String) throws -> Data? {
+        try XapianBytes.with(uniqueTerm) { term, length in
+            var found = false
+            let bytes = try XapianBytes.read { cx_writable_database_document_data(handle, term, length, &found, $0, $1, $2) }
+            return found ? Data(bytes) : nil
+        }
+    }
+
+    /// Commits pending changes (cancelling an open transaction), closes the database and releases the lock.
+    /// Later calls fail with `.databaseClosed`.
+    package func close() throws {
+        _ = try xapianCall { cx_writable_database_close(handle, $0) }
+    }
+}

@@ -1,0 +1,121 @@
+import CXapian
+import Testing
+
+@Suite("CXapian searching")
+struct ShimSearchTests {
+    @Test func aLongLivedReaderSurvivesRepeatedCommits() throws {
+        let directory = try ShimTemporaryDirectory()
+        let writer = try openWriter(directory.database())
+        defer { cx_writable_database_free(writer) }
+        var err: OpaquePointer?
+        #expect(addDocument(writer, id: "0", text: "common word zero") == nil)
+        #expect(cx_writable_database_commit(writer, &err))
+        let reader = try openReader(directory.database())
+        defer { cx_database_free(reader) }
+        let query = try #require(withText("common") { cx_query_new_term($0, $1, &err) })
+        defer { cx_query_free(query) }
+        var options = cx_search_options()
+        options.limit = 100
+        for round in 1...6 {
+            // Several commits between searches overwrite the revision the reader had open.
+            for step in 0..<3 {
+                #expect(addDocument(writer, id: "\(round)-\(step)", text: "common word \(round)") == nil)
+                #expect(cx_writable_database_commit(writer, &err))
+            }
+            let mset = try #require(cx_database_search(reader, query, &options, &err), "\(String(describing: takeError(&err)))")
+            defer { cx_mset_free(mset) }
+            #expect(cx_mset_size(mset) >= 1)
+            #expect(takeError(&err) == nil)
+        }
+        var changed = false
+        #expect(cx_database_reopen(reader, &changed, &err))
+        #expect(cx_database_doc_count(reader, &err) == 19)
+        #expect(cx_database_reopen(reader, &changed, &err))
+        #expect(!changed)
+    }
+
+    @Test func facetsSortingAndSnippetsComeBackWithTheHits() throws {
+        let directory = try ShimTemporaryDirectory()
+        let writer = try openWriter(directory.database())
+        var err: OpaquePointer?
+        for (index, section) in ["utils", "utils", "editors"].enumerated() {
+            let document = try #require(cx_document_new(&err))
+            defer { cx_document_free(document) }
+            withText("package") { _ = cx_document_add_term(document, $0, $1, 1, &err) }
+            withText(section) { _ = cx_document_set_value(document, 1, $0, $1, &err) }
+            #expect(cx_document_set_value_number(document, 2, Double(index * 100), &err))
+            withText("\(index)") { _ = cx_document_set_data(document, $0, $1, &err) }
+            withText("Q\(index)") { _ = cx_writable_database_replace_document(writer, $0, $1, document, nil, &err) }
+        }
+        #expect(takeError(&err) == nil)
+        cx_writable_database_free(writer)
+
+        let reader = try openReader(directory.database())
+        defer { cx_database_free(reader) }
+        let query = try #require(withText("package") { cx_query_new_term($0, $1, &err) })
+        defer { cx_query_free(query) }
+        let slots: [UInt32] = [1]
+        var options = cx_search_options()
+        options.limit = 10
+        options.check_at_least = 3
+        options.sort = CX_SORT_VALUE_DESCENDING
+        options.sort_slot = 2
+        let mset = try slots.withUnsafeBufferPointer { buffer in
+            options.facet_slots = buffer.baseAddress
+            options.facet_slot_count = buffer.count
+            return try #require(cx_database_search(reader, query, &options, &err))
+        }
+        defer { cx_mset_free(mset) }
+        #expect(cx_mset_matches_estimated(mset) == 3)
+        let order = try (0..<cx_mset_size(mset)).map { index in
+            String(decoding: try readBytes { cx_mset_hit_data(mset, index, $0, $1, $2) }.get(), as: UTF8.self)
+        }
+        #expect(order == ["2", "1", "0"])
+        var counts: [String: UInt32] = [:]
+        for index in 0..<cx_mset_facet_value_count(mset, 0, &err) {
+            var frequency: UInt32 = 0
+            let value = try readBytes { cx_mset_facet_value(mset, 0, index, $0, $1, &frequency, $2) }.get()
+            counts[String(decoding: value, as: UTF8.self)] = frequency
+        }
+        #expect(counts == ["utils": 2, "editors": 1])
+
+        var snippetOptions = cx_snippet_options()
+        let snippet = try withText("[") { start, startLength in
+            try withText("]") { end, endLength in
+                snippetOptions.highlight_start = start
+                snippetOptions.highlight_start_len = startLength
+                snippetOptions.highlight_end = end
+                snippetOptions.highlight_end_len = endLength
+                return try withText("A <package> & more") { text, length in
+                    try readBytes { cx_mset_snippet(mset, text, length, &snippetOptions, $0, $1, $2) }.get()
+                }
+            }
+        }
+        #expect(String(decoding: snippet, as: UTF8.self) == "A &lt;[package]&gt; &amp; more")
+    }
+
+    @Test func aWildcardOverItsLimitIsAnErrorNotACrash() throws {
+        let directory = try ShimTemporaryDirectory()
+        let writer = try openWriter(directory.database())
+        for index in 0..<5 {
+            #expect(addDocument(writer, id: "\(index)", text: "prefix\(index)word") == nil)
+        }
+        cx_writable_database_free(writer)
+        let reader = try openReader(directory.database())
+        defer { cx_database_free(reader) }
+        var err: OpaquePointer?
+        let parser = try #require(cx_query_parser_new(&err))
+        defer { cx_query_parser_free(parser) }
+        #expect(cx_query_parser_set_max_wildcard_expansion(parser, 2, &err))
+        let query = try #require(withText("prefix*") {
+            cx_query_parser_parse(parser, $0, $1, cx_qp_flag_default | cx_qp_flag_wildcard, &err)
+        })
+        defer { cx_query_free(query) }
+        var options = cx_search_options()
+        options.limit = 10
+        #expect(cx_database_search(reader, query, &options, &err) == nil)
+        let error = try #require(takeError(&err))
+        #expect(error.code == CX_ERR_WILDCARD)
+        #expect(error.type == "WildcardError")
+    }
+}
