@@ -77,17 +77,28 @@ struct ForeignWriterTests {
             name: "Event", key: "id", keyType: .integer,
             attributes: [AttributeDescription(name: "source"), AttributeDescription(name: "n", type: .integer)])
         let test = try TestStore(model: StoreModel(entities: [event]))
-        let perProcess = 2_000
+        let perProcess = 3_000
 
         var script = ""
         for n in 0..<perProcess {
             script += "BEGIN IMMEDIATE; INSERT INTO Event (source, n) VALUES ('shell', \(n)); COMMIT;\n"
+            // A moment of work outside any transaction, as a real program has between writes; without it the
+            // shell takes the write lock back at once and SQLite's busy handler lets it starve the other writer.
+            script += "SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000) SELECT x FROM c);\n"
         }
         let shell = try SQLiteShell.start(test.path, script)
+        // Start once the shell is writing, so that both really write at the same time.
+        let started = ContinuousClock.now
+        while try test.store.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM Event") ?? 0 }) == 0 {
+            try #require(started.duration(to: .now) < .seconds(60), "the sqlite3 shell never wrote")
+            Thread.sleep(forTimeInterval: 0.001)
+        }
         for n in 0..<perProcess {
             try test.store.write(author: "app", context: "loop") { db in
                 try db.execute(sql: "INSERT INTO Event (source, n) VALUES ('app', ?)", arguments: [n])
             }
+            // Likewise a pause between writes gives the shell its turns at the lock.
+            Thread.sleep(forTimeInterval: 0.0003)
         }
         _ = try shell.finish()
         try test.store.sealPendingChanges()

@@ -41,7 +41,9 @@ struct NotificationTests {
         try test.insertPackage("zsh")
         let token = try test.store.currentToken()
         let notification = await firstNotification(from: notifications)
-        #expect(notification == StoreChangeNotification(token: token, storeID: test.store.storeID, path: test.path))
+        #expect(notification?.token == token)
+        #expect(notification?.storeID == test.store.storeID)
+        #expect(notification?.path == test.path)
         #expect(!test.store.storeID.isEmpty)
     }
 
@@ -51,16 +53,21 @@ struct NotificationTests {
         let before = try #require(try test.store.currentToken())
         let notifications = test.store.changeNotifications()
 
-        let written = ContinuousClock.now
-        let shell = try SQLiteShell.start(test.path, "INSERT INTO Package (name) VALUES ('from-shell');")
+        let shell = try SQLiteShell.start(test.path, """
+            INSERT INTO Package (name) VALUES ('from-shell');
+            SELECT printf('%.3f', (julianday('now') - 2440587.5) * 86400.0);
+            """)
         let notification = await firstNotification(from: notifications) { ($0.token ?? HistoryToken(0)) > before }
-        let arrived = ContinuousClock.now
-        _ = try shell.finish()
+        let arrived = Date()
+        let committed = try #require(Double(try shell.finish().trimmingCharacters(in: .whitespacesAndNewlines)))
 
         let token = try #require(notification?.token)
-        // The requirement is 100 ms after the commit; the shell's start-up is included here, and the machine is
-        // shared, so allow ten times more.
-        #expect(written.duration(to: arrived) < .seconds(1))
+        // The requirement is 100 ms after the commit (the shell prints the time right after it commits); the
+        // machine is shared and noisy, so allow ten times more. Measured when the store sent it: when this
+        // task receives it also depends on other tests keeping the two cooperative threads busy.
+        let sent = try #require(notification?.date)
+        #expect(sent.timeIntervalSince1970 - committed < 1.0)
+        #expect(arrived >= sent)
         // The watcher sealed the change before announcing it, so the token already covers it.
         let transaction = try #require(try test.store.fetchHistory(.after(before)).first)
         #expect(transaction.token == token)
