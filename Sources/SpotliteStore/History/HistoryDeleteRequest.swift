@@ -1,0 +1,54 @@
+import Foundation
+
+/// Which history to delete.
+///
+/// Deleting history never changes tokens: later transactions keep theirs and new ones continue after the
+/// highest token ever issued. Consumers whose position is older than deleted history get
+/// ``HistoryError/expiredToken(requested:purgedThrough:)`` on their next fetch.
+public struct HistoryDeleteRequest: Sendable, Hashable {
+    public enum Bound: Sendable, Hashable {
+        /// Transactions with a smaller token.
+        case beforeToken(HistoryToken)
+        /// Transactions with this token or a smaller one.
+        case throughToken(HistoryToken)
+        /// Transactions with an earlier timestamp.
+        case beforeDate(Date)
+        /// Transactions every listed author has consumed: up to the smallest of their positions, read in the
+        /// same SQLite transaction as the delete. Nothing is deleted when one of them has no position yet.
+        case throughCommonPosition(of: [String])
+    }
+
+    public var bound: Bound
+    /// Delete only the transactions of these authors (nil in the set: writes by other programs); nil deletes
+    /// the transactions of every author.
+    public var authors: Set<String?>?
+
+    public init(bound: Bound, authors: Set<String?>? = nil) {
+        self.bound = bound
+        self.authors = authors
+    }
+
+    public static func before(_ token: HistoryToken) -> HistoryDeleteRequest {
+        HistoryDeleteRequest(bound: .beforeToken(token))
+    }
+
+    public static func through(_ token: HistoryToken) -> HistoryDeleteRequest {
+        HistoryDeleteRequest(bound: .throughToken(token))
+    }
+
+    public static func before(_ date: Date) -> HistoryDeleteRequest {
+        HistoryDeleteRequest(bound: .beforeDate(date))
+    }
+
+    /// The history that every author in `authors` has consumed.
+    public static func consumed(by authors: [String]) -> HistoryDeleteRequest {
+        HistoryDeleteRequest(bound: .throughCommonPosition(of: authors))
+    }
+
+    /// Restricts the delete to the transactions of these authors (nil: writes by other programs).
+    public func onlyAuthors(_ authors: Set<String?>) -> HistoryDeleteRequest {
+        var copy = self
+        copy.authors = authors
+        return copy
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import GRDB
+
+/// Reads history for a ``HistoryRequest`` inside one read transaction, so the expiry check and the rows
+/// come from the same snapshot.
+struct HistoryQuery {
+    let request: HistoryRequest
+
+    init(_ request: HistoryRequest) throws(HistoryError) {
+        if let limit = request.limit, limit < 1 { throw .invalidLimit(limit) }
+        self.request = request
+    }
+
+    func transactions(_ db: Database) throws -> [HistoryTransaction] {
+        try checkNotExpired(db)
+        var (conditions, arguments) = transactionConditions()
+        if request.hasChangeFilters {
+            let (changeSQL, changeArguments) = changeConditions()
+            conditions.append("EXISTS (SELECT 1 FROM spotlite_change c WHERE c.token = t.token AND \(changeSQL))")
+            arguments += changeArguments
+        }
+        var sql = "SELECT t.token, t.timestamp, t.author, t.context, t.pid FROM spotlite_transaction t"
+        sql += Self.whereClause(conditions) + " ORDER BY t.token"
+        if let limit = request.limit { sql += " LIMIT \(limit)" }
+        var transactions = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+            HistoryTransaction(
+                token: row["token"], timestamp: Date(timeIntervalSince1970: row["timestamp"]),
+                author: row["author"], contextName: row["context"], processID: (row["pid"] as Int64?).map(Int32.init),
+                changes: [])
+        }
+        guard let first = transactions.first?.token, let last = transactions.last?.token else { return [] }
+
+        let (changeSQL, changeArguments) = changeConditions()
+        var changesByToken: [HistoryToken: [HistoryChange]] = [:]
+        let select = "SELECT c.id, c.token, c.entity, c.\"key\", c.type, c.columns, c.tombstone FROM spotlite_change c"
+        let order = " ORDER BY c.token, c.id"
+        if request.authors == .all && request.contextNames == nil {
+            // Every transaction in the range was selected: one range scan is cheaper than lists of tokens.
+            let sql = select + Self.whereClause(["c.token BETWEEN ? AND ?", changeSQL]) + order
+            for change in try changes(db, sql: sql, arguments: [first, last] + changeArguments) {
+                changesByToken[change.token, default: []].append(change)
+            }
+        } else {
+            for chunk in stride(from: 0, to: transactions.count, by: 500) {
+                let tokens = transactions[chunk..<min(chunk + 500, transactions.count)].map(\.token)
+                let tokenList = "c.token IN (\(AuthorFilter.placeholders(tokens.count)))"
+                let sql = select + Self.whereClause([tokenList, changeSQL]) + order
+                for change in try changes(db, sql: sql, arguments: tokens + changeArguments) {
+                    changesByToken[change.token, default: []].append(change)
+                }
+            }
+        }
+        for index in transactions.indices {
+            transactions[index].changes = changesByToken[transactions[index].token] ?? []
+        }
+        return transactions
+    }
+
+    func changes(_ db: Database) throws -> [HistoryChange] {
+        try checkNotExpired(db)
+        let (sql, arguments) = changesSQL(select: "c.id, c.token, c.entity, c.\"key\", c.type, c.columns, c.tombstone")
+        var limited = sql + " ORDER BY c.token, c.id"
+        if let limit = request.limit { limited += " LIMIT \(limit)" }
+        return try changes(db, sql: limited, arguments: arguments)
+    }
+
+    func transactionCount(_ db: Database) throws -> Int {
+        try checkNotExpired(db)
+        var (conditions, arguments) = transactionConditions()
+        if request.hasChangeFilters {
+            let (changeSQL, changeArguments) = changeConditions()
+            conditions.append("EXISTS (SELECT 1 FROM spotlite_change c WHERE c.token = t.token AND \(changeSQL))")
+            arguments += changeArguments
+        }
+        let count = try Int.fetchOne(
+            db, sql: "SELECT count(*) FROM spotlite_transaction t" + Self.whereClause(conditions),
+            arguments: StatementArguments(arguments)) ?? 0
+        return request.limit.map { min($0, count) } ?? count
+    }
+
+    func changeCount(_ db: Database) throws -> Int {
+        try checkNotExpired(db)
+        let (sql, arguments) = changesSQL(select: "count(*)")
+        let count = try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+        return request.limit.map { min($0, count) } ?? count
+    }
+
+    // MARK: - Expiry
+
+    private func checkNotExpired(_ db: Database) throws {
+        switch request.start {
+        case .oldestRetained:
+            return
+        case .beginning:
+            if let purged = try HistoryRecorder.purgedThrough(db) {
+                throw HistoryError.expiredToken(requested: nil, purgedThrough: purged)
+            }
+        case .afterToken(let token):
+            if let purged = try HistoryRecorder.purgedThrough(db), token < purged {
+                throw HistoryError.expiredToken(requested: token, purgedThrough: purged)
+            }
+            let current = try HistoryRecorder.currentToken(db)
+            if token > (current ?? HistoryToken(0)) {
+                throw HistoryError.unknownToken(requested: token, current: current)
+            }
+        case .afterDate(let date):
+            if let purged = try HistorySchema.meta(db, HistorySchema.MetaKey.purgedThroughTimestamp, as: Double.self),
+                date.timeIntervalSince1970 < purged
+            {
+                throw HistoryError.expiredDate(requested: date, purgedThrough: Date(timeIntervalSince1970: purged))
+            }
+        }
+    }
+
+    // MARK: - SQL
+
+    private func transactionConditions() -> ([String], [(any DatabaseValueConvertible)?]) {
+        var conditions: [String] = []
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        switch request.start {
+        case .beginning, .oldestRetained:
+            break
+        case .afterToken(let token):
+            conditions.append("t.token > ?")
+            arguments.append(token)
+        case .afterDate(let date):
+            conditions.append("t.timestamp > ?")
+            arguments.append(date.timeIntervalSince1970)
+        }
+        if let (sql, authors) = request.authors.sqlCondition(column: "t.author") {
+            conditions.append(sql)
+            arguments += authors
+        }
+        if let contexts = request.contextNames,
+            let (sql, names) = AuthorFilter.including(contexts).sqlCondition(column: "t.context")
+        {
+            conditions.append(sql)
+            arguments += names
+        }
+        return (conditions, arguments)
+    }
+
+    /// Conditions on `c` (spotlite_change); "1" when there are none.
+    private func changeConditions() -> (String, [(any DatabaseValueConvertible)?]) {
+        var conditions: [String] = []
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        if let entities = request.entities {
+            conditions.append(entities.isEmpty ? "0" : "c.entity IN (\(AuthorFilter.placeholders(entities.count)))")
+            arguments += entities.sorted()
+        }
+        if let types = request.changeTypes {
+            // Integers from our own enum: safe to inline.
+            let list = types.map { String($0.rawValue) }.sorted().joined(separator: ",")
+            conditions.append(types.isEmpty ? "0" : "c.type IN (\(list))")
+        }
+        return (conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), arguments)
+    }
+
+    private func changesSQL(select: String) -> (String, StatementArguments) {
+        var (conditions, arguments) = transactionConditions()
+        let (changeSQL, changeArguments) = changeConditions()
+        conditions.append(changeSQL)
+        arguments += changeArguments
+        let sql = "SELECT \(select) FROM spotlite_change c JOIN spotlite_transaction t ON t.token = c.token"
+            + Self.whereClause(conditions)
+        return (sql, StatementArguments(arguments))
+    }
+
+    private static func whereClause(_ conditions: [String]) -> String {
+        conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    }
+
+    // MARK: - Decoding
+
+    private func changes(
+        _ db: Database, sql: String, arguments: [(any DatabaseValueConvertible)?]
+    ) throws -> [HistoryChange] {
+        try changes(db, sql: sql, arguments: StatementArguments(arguments))
+    }
+
+    private func changes(_ db: Database, sql: String, arguments: StatementArguments) throws -> [HistoryChange] {
+        let decoder = JSONDecoder()
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            let typeValue: Int = row["type"]
+            guard let changeType = HistoryChangeType(rawValue: typeValue) else {
+                throw DatabaseError(message: "spotlite_change row \(row["id"] as Int64) has unknown type \(typeValue)")
+            }
+            let columns = try (row["columns"] as String?).map { try decoder.decode([String].self, from: Data($0.utf8)) }
+            let tombstone = try (row["tombstone"] as String?).map { try Self.decodeTombstone($0, db) }
+            return HistoryChange(
+                changeID: row["id"], token: row["token"], entity: row["entity"], key: row["key"],
+                changeType: changeType, updatedColumns: columns, tombstone: tombstone)
+        }
+    }
+
+    /// Lets SQLite parse the JSON so integers stay integers and reals stay reals.
+    private static func decodeTombstone(_ json: String, _ db: Database) throws -> [String: DatabaseValue] {
+        let statement = try db.cachedStatement(sql: "SELECT \"key\", value FROM json_each(?)")
+        var values: [String: DatabaseValue] = [:]
+        for row in try Row.fetchAll(statement, arguments: [json]) {
+            values[row["key"]] = row["value"] as DatabaseValue
+        }
+        return values
+    }
+}

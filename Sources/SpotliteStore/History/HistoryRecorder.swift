@@ -1,0 +1,69 @@
+import Foundation
+import GRDB
+
+/// Opens and closes the history transaction of an attributed write, and seals foreign changes.
+/// Every function runs inside a write transaction the caller holds.
+enum HistoryRecorder {
+    /// Gives the changes recorded without a token (writes by programs that do not use Spotlite) a transaction
+    /// of their own: no author, no context, no process, the timestamp of their first change.
+    ///
+    /// Sealing happens under the write lock before any later transaction is created, so tokens stay in commit
+    /// order. Foreign commits that land between two seals share one transaction.
+    static func sealPendingChanges(_ db: Database) throws -> HistoryToken? {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT count(*) AS count, min(ts) AS firstTimestamp FROM spotlite_change WHERE token IS NULL"),
+            (row["count"] as Int) > 0
+        else { return nil }
+        let timestamp = row["firstTimestamp"] as Double? ?? Date().timeIntervalSince1970
+        try db.execute(
+            sql: "INSERT INTO spotlite_transaction (timestamp, author, context, pid) VALUES (?, NULL, NULL, NULL)",
+            arguments: [timestamp])
+        let token = HistoryToken(db.lastInsertedRowID)
+        try db.execute(sql: "UPDATE spotlite_change SET token = ? WHERE token IS NULL", arguments: [token])
+        return token
+    }
+
+    /// Whether changes wait to be sealed. Cheap: answered from the index on token.
+    static func hasPendingChanges(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM spotlite_change WHERE token IS NULL)") ?? false
+    }
+
+    /// Creates the transaction row and points the triggers at it.
+    static func begin(_ db: Database, author: String?, context: String?) throws -> HistoryToken {
+        try db.execute(
+            sql: "INSERT INTO spotlite_transaction (timestamp, author, context, pid) VALUES (?, ?, ?, ?)",
+            arguments: [Date().timeIntervalSince1970, author, context, Int64(getpid())])
+        let token = HistoryToken(db.lastInsertedRowID)
+        try db.execute(sql: "UPDATE spotlite_current SET token = ? WHERE id = 1", arguments: [token])
+        return token
+    }
+
+    /// Detaches the triggers from the transaction, and removes it when it recorded nothing (its token is then
+    /// never used: AUTOINCREMENT does not hand it out again). Returns the token when changes were recorded.
+    static func end(_ db: Database, token: HistoryToken) throws -> HistoryToken? {
+        try db.execute(sql: "UPDATE spotlite_current SET token = NULL WHERE id = 1")
+        let recorded = try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM spotlite_change WHERE token = ?)", arguments: [token]) ?? false
+        if recorded { return token }
+        try db.execute(sql: "DELETE FROM spotlite_transaction WHERE token = ?", arguments: [token])
+        return nil
+    }
+
+    /// The token of the newest transaction, or of the newest deleted one when all newer history is gone.
+    static func currentToken(_ db: Database) throws -> HistoryToken? {
+        let newest = try HistoryToken.fetchOne(db, sql: "SELECT max(token) FROM spotlite_transaction")
+        let purged = try purgedThrough(db)
+        switch (newest, purged) {
+        case let (newest?, purged?): return max(newest, purged)
+        case let (newest, purged): return newest ?? purged
+        }
+    }
+
+    static func oldestToken(_ db: Database) throws -> HistoryToken? {
+        try HistoryToken.fetchOne(db, sql: "SELECT min(token) FROM spotlite_transaction")
+    }
+
+    static func purgedThrough(_ db: Database) throws -> HistoryToken? {
+        try HistorySchema.meta(db, HistorySchema.MetaKey.purgedThrough, as: HistoryToken.self)
+    }
+}

@@ -1,0 +1,23 @@
+import GRDB
+
+/// The position of a transaction in a store's history: strictly increasing in commit order and never reused,
+/// even after history is deleted.
+public struct HistoryToken: RawRepresentable, Comparable, Hashable, Sendable, Codable, CustomStringConvertible,
+    DatabaseValueConvertible
+{
+    public var rawValue: Int64
+
+    public init(rawValue: Int64) {
+        self.rawValue = rawValue
+    }
+
+    public init(_ rawValue: Int64) {
+        self.rawValue = rawValue
+    }
+
+    public static func < (lhs: HistoryToken, rhs: HistoryToken) -> Bool {
+        lhs.rawValue < rhs.rawValue
+    }
+
+    public var description: String { String(rawValue) }
+}

@@ -1,0 +1,46 @@
+/// The entities a store tracks.
+public struct StoreModel: Sendable, Hashable {
+    public var entities: [EntityDescription]
+
+    public init(entities: [EntityDescription]) {
+        self.entities = entities
+    }
+
+    /// The entity with exactly this name, if any.
+    public func entity(named name: String) -> EntityDescription? {
+        entities.first { $0.name == name }
+    }
+
+    /// Checks names, keys and tombstone columns; throws the first problem found.
+    public func validate() throws(StoreError) {
+        var seenEntities: Set<String> = []
+        for entity in entities {
+            try Identifier.validate(entity.name, role: "entity name")
+            // SQLite table names ignore case, so two entities differing only by case would share a table.
+            guard seenEntities.insert(entity.name.lowercased()).inserted else {
+                throw .duplicateName(entity.name, scope: "the model's entities")
+            }
+            try Identifier.validate(entity.key, role: "key of entity \(entity.name)", allowsReservedPrefix: true)
+            var seenColumns: Set<String> = []
+            for attribute in entity.attributes {
+                try Identifier.validate(
+                    attribute.name, role: "attribute of entity \(entity.name)", allowsReservedPrefix: true)
+                guard seenColumns.insert(attribute.name.lowercased()).inserted else {
+                    throw .duplicateName(attribute.name, scope: "the attributes of entity \(entity.name)")
+                }
+                if attribute.name == entity.key, attribute.type != entity.keyType.attributeType {
+                    throw .conflictingKeyType(
+                        entity: entity.name, key: entity.key, keyType: entity.keyType, attributeType: attribute.type)
+                }
+            }
+            for name in entity.preserveOnDelete {
+                guard let column = entity.column(named: name) else {
+                    throw .unknownColumn(name, entity: entity.name, role: "preserve_on_delete")
+                }
+                if column.type == .blob {
+                    throw .blobInTombstone(entity: entity.name, column: name)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// The change notifications of a store, as an `AsyncSequence` (see ``SpotliteStore/changeNotifications()``).
+///
+/// Notifications coalesce while the consumer is busy: only the newest waits, and it carries the newest token,
+/// so a consumer that fetches history after its own position after each one misses nothing.
+/// Dropping the sequence, or cancelling the task that iterates it, ends the subscription; the file watcher
+/// stops with the last subscription.
+public struct StoreChangeNotifications: AsyncSequence, Sendable {
+    public typealias Element = StoreChangeNotification
+    public typealias Failure = Never
+
+    let stream: AsyncStream<StoreChangeNotification>
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        public typealias Element = StoreChangeNotification
+        public typealias Failure = Never
+        var base: AsyncStream<StoreChangeNotification>.Iterator
+
+        public mutating func next() async -> StoreChangeNotification? {
+            await base.next()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: stream.makeAsyncIterator())
+    }
+}

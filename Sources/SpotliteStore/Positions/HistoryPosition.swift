@@ -1,0 +1,16 @@
+import Foundation
+
+/// How far an author (a consumer such as the indexer) has processed history: a checkpoint kept in the store.
+public struct HistoryPosition: Sendable, Hashable {
+    public var author: String
+    /// The last token the author processed.
+    public var token: HistoryToken
+    /// When the position was saved.
+    public var timestamp: Date
+
+    public init(author: String, token: HistoryToken, timestamp: Date) {
+        self.author = author
+        self.token = token
+        self.timestamp = timestamp
+    }
+}

@@ -1,3 +1,0 @@
-import GRDB
-/// Placeholder.
-public enum SpotliteStoreModule {}

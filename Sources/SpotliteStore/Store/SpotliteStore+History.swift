@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+
+extension SpotliteStore {
+    /// The token of the newest transaction: every change so far is at or before it.
+    /// Seals pending foreign changes first (unless read-only), so they are counted.
+    public func currentToken() throws -> HistoryToken? {
+        try sealIfNeeded()
+        return try databasePool.read(HistoryRecorder.currentToken)
+    }
+
+    /// The token of the oldest transaction still retained; nil when history is empty.
+    public func oldestToken() throws -> HistoryToken? {
+        try databasePool.read(HistoryRecorder.oldestToken)
+    }
+
+    /// The transactions the request selects, oldest first, each with its selected changes.
+    ///
+    /// - Throws: ``HistoryError/expiredToken(requested:purgedThrough:)`` or
+    ///   ``HistoryError/expiredDate(requested:purgedThrough:)`` when history the request starts from was
+    ///   deleted, ``HistoryError/unknownToken(requested:current:)`` for a token this store never issued.
+    public func fetchHistory(_ request: HistoryRequest) throws -> [HistoryTransaction] {
+        let query = try HistoryQuery(request)
+        try sealIfNeeded()
+        return try databasePool.read(query.transactions)
+    }
+
+    /// The changes the request selects, oldest first; `limit` counts changes.
+    public func fetchChanges(_ request: HistoryRequest) throws -> [HistoryChange] {
+        let query = try HistoryQuery(request)
+        try sealIfNeeded()
+        return try databasePool.read(query.changes)
+    }
+
+    /// How many transactions ``fetchHistory(_:)`` would return.
+    public func countHistory(_ request: HistoryRequest) throws -> Int {
+        let query = try HistoryQuery(request)
+        try sealIfNeeded()
+        return try databasePool.read(query.transactionCount)
+    }
+
+    /// How many changes ``fetchChanges(_:)`` would return.
+    public func countChanges(_ request: HistoryRequest) throws -> Int {
+        let query = try HistoryQuery(request)
+        try sealIfNeeded()
+        return try databasePool.read(query.changeCount)
+    }
+
+    /// Deletes the transactions the request selects, with their changes, and returns how many (with `dryRun`,
+    /// only counts them). Consumers positioned before deleted history get an expiry error on their next fetch.
+    @discardableResult
+    public func deleteHistory(_ request: HistoryDeleteRequest, dryRun: Bool = false) throws -> Int {
+        if dryRun {
+            return try databasePool.read { db in try HistoryPurger.delete(request, dryRun: true, in: db) }
+        }
+        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "delete history") }
+        return try databasePool.writeWithoutTransaction { db in
+            var count = 0
+            try db.inTransaction(.immediate) {
+                count = try HistoryPurger.delete(request, dryRun: false, in: db)
+                return .commit
+            }
+            return count
+        }
+    }
+
+    /// Gives changes made by programs that do not use Spotlite an unattributed transaction now, and returns its
+    /// token (nil when none were waiting). Spotlite also does this by itself before each write and fetch.
+    @discardableResult
+    public func sealPendingChanges() throws -> HistoryToken? {
+        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "seal pending changes") }
+        let token = try databasePool.writeWithoutTransaction { db in
+            var token: HistoryToken?
+            try db.inTransaction(.immediate) {
+                token = try HistoryRecorder.sealPendingChanges(db)
+                return .commit
+            }
+            return token
+        }
+        if let token { hub.post(token) }
+        return token
+    }
+
+    /// Whether changes by other programs wait to be sealed into a transaction.
+    public func hasPendingChanges() throws -> Bool {
+        try databasePool.read(HistoryRecorder.hasPendingChanges)
+    }
+
+    func sealIfNeeded() throws {
+        guard !options.readOnly, try hasPendingChanges() else { return }
+        try sealPendingChanges()
+    }
+}

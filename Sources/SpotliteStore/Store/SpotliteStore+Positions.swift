@@ -1,0 +1,40 @@
+import Foundation
+import GRDB
+
+extension SpotliteStore {
+    /// The position saved for `author`, or nil.
+    public func position(of author: String) throws -> HistoryPosition? {
+        try databasePool.read { db in try PositionTable.position(of: author, in: db) }
+    }
+
+    /// Saves `token` as the position of `author`, replacing any previous one.
+    ///
+    /// - Throws: ``HistoryError/unknownToken(requested:current:)`` when the store never issued `token`.
+    public func setPosition(_ token: HistoryToken, for author: String, timestamp: Date = Date()) throws {
+        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "save a position") }
+        try databasePool.write { db in
+            let current = try HistoryRecorder.currentToken(db)
+            guard token <= (current ?? HistoryToken(0)) else {
+                throw HistoryError.unknownToken(requested: token, current: current)
+            }
+            try PositionTable.set(token, for: author, timestamp: timestamp, in: db)
+        }
+    }
+
+    /// Forgets the position of `author`.
+    public func removePosition(for author: String) throws {
+        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "remove a position") }
+        try databasePool.write { db in try PositionTable.remove(for: author, in: db) }
+    }
+
+    /// Every saved position, by author name.
+    public func positions() throws -> [HistoryPosition] {
+        try databasePool.read { db in try PositionTable.all(in: db) }
+    }
+
+    /// The smallest position of `authors`: the history all of them have processed. Nil when `authors` is
+    /// empty or one of them has no position yet.
+    public func commonPosition(of authors: [String]) throws -> HistoryToken? {
+        try databasePool.read { db in try PositionTable.commonPosition(of: authors, in: db) }
+    }
+}

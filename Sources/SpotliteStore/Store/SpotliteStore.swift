@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+
+/// A SQLite store whose tracked tables record persistent history for every committed change, whoever
+/// the writer is: this API (attributed to an author and a context name), or any other program (no author).
+///
+/// The file is opened in WAL mode through a GRDB `DatabasePool`: one writer at a time, concurrent readers.
+/// Capture lives in the database itself (triggers), so the `sqlite3` shell or Python's `sqlite3` are recorded
+/// too. Their changes are sealed into unattributed transactions at the next write through Spotlite, the next
+/// history fetch, or promptly by the change watcher of any writable handle with subscribers; foreign commits
+/// landing between two seals share one transaction.
+///
+/// ```swift
+/// let store = try SpotliteStore(path: "Index/store.sqlite", model: model)
+/// try store.write(author: "app", context: "batchContext") { db in
+///     try db.execute(sql: "UPDATE Package SET section = 'misc' WHERE section IS NULL")
+/// }
+/// let transactions = try store.fetchHistory(.after(position).excluding(authors: ["app"]))
+/// ```
+public final class SpotliteStore: Sendable {
+    /// The absolute path of the SQLite file.
+    public let path: String
+    /// A UUID created with the store's history tables; it changes when the file is re-created.
+    public let storeID: String
+    public let model: StoreModel
+    public let options: StoreOptions
+    /// The underlying pool, for advanced reads. Writes made through it directly are recorded like foreign
+    /// writes (no author) unless made through ``write(author:context:_:)``.
+    public let databasePool: DatabasePool
+    let hub: ChangeNotificationHub
+
+    /// Opens the store at `path`, creating the file, Spotlite's history tables, the model's missing tables and
+    /// the capture triggers as needed.
+    ///
+    /// - Throws: ``StoreError`` when the model is invalid, the folder is missing, or an existing table does not
+    ///   fit its entity; GRDB's `DatabaseError` when SQLite cannot open the file.
+    public init(path: String, model: StoreModel, options: StoreOptions = StoreOptions()) throws {
+        try model.validate()
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let directory = url.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw StoreError.missingDirectory(path: directory)
+        }
+        if options.readOnly, !FileManager.default.fileExists(atPath: url.path) {
+            throw StoreError.missingStore(path: url.path)
+        }
+
+        var configuration = Configuration()
+        configuration.readonly = options.readOnly
+        configuration.busyMode = .timeout(options.busyTimeout)
+        configuration.maximumReaderCount = options.maximumReaderCount
+        configuration.label = "spotlite.store"
+        let pool = try DatabasePool(path: url.path, configuration: configuration)
+
+        let storeID: String
+        if options.readOnly {
+            storeID = try pool.read { db in
+                let storeID = try HistorySchema.verify(db, path: url.path)
+                for entity in model.entities {
+                    _ = try EntitySchema.prepare(entity, in: db, creatingTable: false)
+                }
+                return storeID
+            }
+        } else {
+            storeID = try pool.writeWithoutTransaction { db in
+                var storeID = ""
+                try db.inTransaction(.immediate) {
+                    storeID = try HistorySchema.install(db)
+                    for entity in model.entities {
+                        let columns = try EntitySchema.prepare(entity, in: db, creatingTable: true)
+                        try HistoryTriggers.install(for: entity, columns: columns.map(\.name), in: db)
+                    }
+                    return .commit
+                }
+                return storeID
+            }
+        }
+
+        self.path = url.path
+        self.storeID = storeID
+        self.model = model
+        self.options = options
+        self.databasePool = pool
+        self.hub = ChangeNotificationHub(
+            pool: pool, path: url.path, storeID: storeID, sealsForeignChanges: !options.readOnly, logger: options.logger)
+    }
+
+    /// Runs `body` in one SQLite transaction recorded in history as one transaction by `author` and `context`.
+    ///
+    /// Any SQL is allowed inside, including batch `INSERT … SELECT`, `UPDATE … WHERE` and `DELETE`: each
+    /// changed row of a tracked table becomes a change of the transaction. If `body` throws, everything is
+    /// rolled back and nothing is recorded. A write that changes no tracked row leaves no transaction.
+    /// The write waits up to ``StoreOptions/busyTimeout`` for writers in other processes.
+    public func write<T>(author: String?, context: String? = nil, _ body: (Database) throws -> T) throws -> T {
+        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "write") }
+        var newestToken: HistoryToken?
+        let result = try databasePool.writeWithoutTransaction { db -> T in
+            var result: T?
+            try db.inTransaction(.immediate) {
+                // Foreign changes committed before this write get the smaller token: tokens follow commit order.
+                let sealed = try HistoryRecorder.sealPendingChanges(db)
+                let token = try HistoryRecorder.begin(db, author: author, context: context)
+                result = try body(db)
+                newestToken = try HistoryRecorder.end(db, token: token) ?? sealed
+                return .commit
+            }
+            return result!
+        }
+        if let newestToken { hub.post(newestToken) }
+        return result
+    }
+
+    /// Runs `body` in one write transaction recorded as one history transaction of `context`.
+    public func write<T>(in context: WriteContext, _ body: (Database) throws -> T) throws -> T {
+        try write(author: context.transactionAuthor, context: context.name, body)
+    }
+
+    /// Runs `body` on a read-only snapshot of the store.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try databasePool.read(body)
+    }
+}

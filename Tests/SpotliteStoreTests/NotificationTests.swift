@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SpotliteStore
+
+/// The first notification satisfying `predicate`, or nil after `timeout`. Ends the subscription.
+func firstNotification(
+    from notifications: StoreChangeNotifications, timeout: Duration = .seconds(5),
+    where predicate: @escaping @Sendable (StoreChangeNotification) -> Bool = { _ in true }
+) async -> StoreChangeNotification? {
+    await withTaskGroup(of: StoreChangeNotification?.self) { group in
+        group.addTask {
+            for await notification in notifications where predicate(notification) { return notification }
+            return nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
+/// Waits (without assertions on timing) until `condition` holds or `timeout` passes.
+func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
+@Suite("Change notifications")
+struct NotificationTests {
+    @Test func writeThroughTheStoreIsAnnounced() async throws {
+        let test = try TestStore()
+        let notifications = test.store.changeNotifications()
+        try test.insertPackage("zsh")
+        let token = try test.store.currentToken()
+        let notification = await firstNotification(from: notifications)
+        #expect(notification?.token == token)
+        #expect(notification?.storeID == test.store.storeID)
+        #expect(notification?.path == test.path)
+        #expect(!test.store.storeID.isEmpty)
+    }
+
+    @Test func sqliteShellWriteIsAnnouncedPromptlyAndSealed() async throws {
+        let test = try TestStore()
+        try test.insertPackage("before")
+        let before = try #require(try test.store.currentToken())
+        let notifications = test.store.changeNotifications()
+
+        let shell = try SQLiteShell.start(test.path, """
+            INSERT INTO Package (name) VALUES ('from-shell');
+            SELECT printf('%.3f', (julianday('now') - 2440587.5) * 86400.0);
+            """)
+        let notification = await firstNotification(from: notifications) { ($0.token ?? HistoryToken(0)) > before }
+        let arrived = Date()
+        let committed = try #require(Double(try shell.finish().trimmingCharacters(in: .whitespacesAndNewlines)))
+
+        let token = try #require(notification?.token)
+        // The requirement is 100 ms after the commit (the shell prints the time right after it commits); the
+        // machine is shared and noisy, so allow ten times more. Measured when the store sent it: when this
+        // task receives it also depends on other tests keeping the two cooperative threads busy.
+        let sent = try #require(notification?.date)
+        #expect(sent.timeIntervalSince1970 - committed < 1.0)
+        #expect(arrived >= sent)
+        // The watcher sealed the change before announcing it, so the token already covers it.
+        let transaction = try #require(try test.store.fetchHistory(.after(before)).first)
+        #expect(transaction.token == token)
+        #expect(transaction.author == nil)
+        #expect(transaction.changes.first?.key == "from-shell".databaseValue)
+    }
+
+    @Test func writeByAnotherHandleIsAnnounced() async throws {
+        let test = try TestStore()
+        let other = try test.reopen()
+        let notifications = test.store.changeNotifications()
+        try other.write(author: "other-app") { db in try db.execute(sql: "INSERT INTO Package (name) VALUES ('x')") }
+        let expected = try other.currentToken()
+        let notification = await firstNotification(from: notifications) { $0.token == expected }
+        #expect(notification?.token == expected)
+        #expect(notification?.storeID == other.storeID)
+    }
+
+    @Test func readOnlyHandleIsNotifiedOfOtherWriters() async throws {
+        let test = try TestStore()
+        let reader = try test.reopen(options: StoreOptions(readOnly: true))
+        let notifications = reader.changeNotifications()
+        try test.insertPackage("x")
+        let expected = try test.store.currentToken()
+        let notification = await firstNotification(from: notifications) { $0.token == expected }
+        #expect(notification?.token == expected)
+    }
+
+    @Test func writeWithoutHistoryIsNotAnnounced() async throws {
+        let test = try TestStore()
+        try test.store.write(author: "app") { db in try db.execute(sql: "CREATE TABLE Notes (text TEXT)") }
+        let notifications = test.store.changeNotifications()
+        try test.store.write(author: "app") { db in try db.execute(sql: "INSERT INTO Notes VALUES ('untracked')") }
+        try SQLiteShell.run(test.path, "INSERT INTO Notes VALUES ('untracked too');")
+        #expect(await firstNotification(from: notifications, timeout: .milliseconds(500)) == nil)
+    }
+
+    @Test func everySubscriberIsNotified() async throws {
+        let test = try TestStore()
+        let first = test.store.changeNotifications()
+        let second = test.store.changeNotifications()
+        #expect(test.store.hub.subscriberCount == 2)
+        try test.insertPackage("x")
+        let token = try test.store.currentToken()
+        async let a = firstNotification(from: first)
+        async let b = firstNotification(from: second)
+        let (one, two) = await (a, b)
+        #expect(one?.token == token)
+        #expect(two?.token == token)
+    }
+
+    @Test func endingIterationReleasesTheWatcher() async throws {
+        let test = try TestStore()
+        let hub = test.store.hub
+        do {
+            let notifications = test.store.changeNotifications()
+            #expect(await eventually { hub.isMonitoring })
+            let task = Task {
+                for await _ in notifications {}
+            }
+            task.cancel()
+            await task.value
+        }
+        #expect(await eventually { hub.subscriberCount == 0 && !hub.isMonitoring })
+
+        // A new subscription starts watching again.
+        let again = test.store.changeNotifications()
+        #expect(await eventually { hub.isMonitoring })
+        try SQLiteShell.run(test.path, "INSERT INTO Package (name) VALUES ('after-restart');")
+        #expect(await firstNotification(from: again) != nil)
+    }
+}

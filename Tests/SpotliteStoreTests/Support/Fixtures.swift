@@ -1,0 +1,69 @@
+import Foundation
+import GRDB
+@testable import SpotliteStore
+
+/// The model most tests use: a text-keyed entity, an integer-keyed entity, and room for untracked tables.
+enum Fixtures {
+    static let package = EntityDescription(
+        name: "Package", key: "name", keyType: .text,
+        attributes: [
+            AttributeDescription(name: "summary", type: .text),
+            AttributeDescription(name: "section", type: .text),
+            AttributeDescription(name: "size", type: .integer),
+        ],
+        preserveOnDelete: ["name", "summary"])
+
+    static let item = EntityDescription(
+        name: "Item", key: "id", keyType: .integer,
+        attributes: [
+            AttributeDescription(name: "label", type: .text),
+            AttributeDescription(name: "weight", type: .real),
+            AttributeDescription(name: "payload", type: .any),
+        ],
+        preserveOnDelete: ["label", "weight", "payload"])
+
+    static let model = StoreModel(entities: [package, item])
+}
+
+/// A store in its own temporary folder; the folder goes away with the value.
+final class TestStore: Sendable {
+    let directory: TemporaryDirectory
+    let store: SpotliteStore
+    var path: String { store.path }
+
+    init(model: StoreModel = Fixtures.model, options: StoreOptions = StoreOptions()) throws {
+        directory = try TemporaryDirectory()
+        store = try SpotliteStore(path: directory.path("store.sqlite"), model: model, options: options)
+    }
+
+    /// Another handle on the same file, as a second app would open it.
+    func reopen(model: StoreModel = Fixtures.model, options: StoreOptions = StoreOptions()) throws -> SpotliteStore {
+        try SpotliteStore(path: store.path, model: model, options: options)
+    }
+
+    func insertPackage(_ name: String, summary: String = "summary", section: String? = nil, size: Int? = nil,
+                       author: String? = "app", context: String? = nil) throws {
+        try store.write(author: author, context: context) { db in
+            try db.execute(
+                sql: "INSERT INTO Package (name, summary, section, size) VALUES (?, ?, ?, ?)",
+                arguments: [name, summary, section, size])
+        }
+    }
+
+    func allHistory() throws -> [HistoryTransaction] {
+        try store.fetchHistory(.allRetained)
+    }
+}
+
+extension DatabaseValue {
+    /// Whether the value is stored as an integer (not a real or a text).
+    var isInteger: Bool {
+        if case .int64 = storage { return true }
+        return false
+    }
+
+    var isReal: Bool {
+        if case .double = storage { return true }
+        return false
+    }
+}
