@@ -1,7 +1,62 @@
 import ArgumentParser
+import Foundation
 
 @main
-struct Spotlite: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "spotlite", abstract: "A history-driven search indexer.")
-    func run() throws {}
+struct Spotlite: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "spotlite",
+        abstract: "A SQLite store with persistent history, and a search index that follows it.",
+        discussion: """
+        Every change to the store, from this command, from your app through the Swift library, or from any other
+        program such as the sqlite3 shell, is recorded as history (token, author, context, changed rows). The search
+        index consumes that history: `spotlite index update` applies what changed since it last ran.
+
+        Start with `spotlite demo`, or: `spotlite import packages.jsonl --entity Package`, then
+        `spotlite index update` and `spotlite search xapian`. The store, the index and what gets indexed are set in
+        config/spotlite.toml (or --config PATH).
+        """,
+        version: "0.1.0",
+        subcommands: [ImportCommand.self, IndexCommand.self, SearchCommand.self, HistoryCommand.self,
+                      DemoCommand.self]
+    )
+
+    /// Runs the command; every failure becomes one line on stderr, `spotlite: <problem>; <what to do>`.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ExitCode {
+            exit(withError: error)
+        } catch let error as CleanExit {
+            exit(withError: error)
+        } catch let error as CommandFailure {
+            Terminal.printError(error.message)
+            Foundation.exit(error.status)
+        } catch let error as ProductError {
+            Terminal.printError(error.description)
+            Foundation.exit(1)
+        } catch {
+            // Errors from parsing the command line: usage problems.
+            let code = exitCode(for: error)
+            if code == .success { exit(withError: error) }
+            let message = Self.message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
+                .replacingOccurrences(of: "Error: ", with: "")
+            Terminal.printError("\(message.split(separator: "\n").first.map(String.init) ?? message); see `spotlite help`")
+            Foundation.exit(code.rawValue)
+        }
+    }
+}
+
+/// An error of ours (not a usage error of the argument parser).
+protocol ProductError: Error, CustomStringConvertible {}
+
+/// A failure the command itself reports, with its exit status.
+struct CommandFailure: Error, ProductError {
+    var message: String
+    var status: Int32 = 1
+    var description: String { message }
 }

@@ -1,0 +1,129 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The on-disk layout of a Spotlite index: a directory holding Xapian generations and a stub file naming the live one.
+///
+/// ```
+/// Index/search/
+///   XAPIANDB        "auto gen-000003"   (Xapian's own stub format: readers open the directory and follow it)
+///   gen-000003/     the live Xapian database
+///   gen-000004/     a rebuild in progress (not yet live)
+///   writer.lock     held (flock) by the one process allowed to update the index
+/// ```
+/// A rebuild writes a new generation beside the live one and switches by renaming a new stub over the old one, which
+/// is atomic: readers see either the old index or the new one, and a rebuild killed half-way leaves the old one live.
+struct IndexDirectory: Sendable {
+    static let stubName = "XAPIANDB"
+    static let lockName = "writer.lock"
+    static let generationPrefix = "gen-"
+
+    let path: String
+
+    init(path: String) {
+        self.path = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+    }
+
+    var stubPath: String { path + "/" + Self.stubName }
+    var lockPath: String { path + "/" + Self.lockName }
+
+    /// Whether a live generation exists.
+    var exists: Bool { liveGeneration != nil }
+
+    /// The live generation's number, read from the stub.
+    var liveGeneration: Int? {
+        guard let text = try? String(contentsOfFile: stubPath, encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, parts[1].hasPrefix(Self.generationPrefix),
+               let number = Int(parts[1].dropFirst(Self.generationPrefix.count)) {
+                return number
+            }
+        }
+        return nil
+    }
+
+    func generationPath(_ number: Int) -> String {
+        path + "/" + Self.generationPrefix + String(format: "%06d", number)
+    }
+
+    /// Every generation directory present, live or not.
+    func generations() -> [Int] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.compactMap { name in
+            guard name.hasPrefix(Self.generationPrefix) else { return nil }
+            return Int(name.dropFirst(Self.generationPrefix.count))
+        }.sorted()
+    }
+
+    /// Creates the index directory (and its parents) when missing.
+    func create() throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw SearchError.cannotWrite(path: path, reason: "\(error.localizedDescription)")
+        }
+        guard access(path, W_OK) == 0 else {
+            throw SearchError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// The number for a new generation: above every generation on disk, so a crashed rebuild's leftovers are never reused.
+    func nextGeneration() -> Int {
+        max(generations().last ?? 0, liveGeneration ?? 0) + 1
+    }
+
+    /// Makes `number` the live generation, atomically: write a temporary stub, fsync it, rename it over the stub,
+    /// fsync the directory.
+    func makeLive(_ number: Int) throws {
+        let name = Self.generationPrefix + String(format: "%06d", number)
+        let temporary = stubPath + ".tmp"
+        let contents = "auto \(name)\n"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SearchError.cannotWrite(path: temporary, reason: String(cString: strerror(errno))) }
+        let written = contents.utf8CString.withUnsafeBufferPointer { buffer in
+            write(fd, buffer.baseAddress, buffer.count - 1)
+        }
+        let synced = fsync(fd)
+        close(fd)
+        guard written == contents.utf8.count, synced == 0 else {
+            unlink(temporary)
+            throw SearchError.cannotWrite(path: temporary, reason: String(cString: strerror(errno)))
+        }
+        guard rename(temporary, stubPath) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw SearchError.cannotWrite(path: stubPath, reason: reason)
+        }
+        syncDirectory()
+    }
+
+    /// Removes every generation but the live one (leftovers of interrupted rebuilds and replaced generations).
+    /// Only the lock holder calls this. Readers still holding an old generation keep their open files.
+    func removeStaleGenerations() {
+        let live = liveGeneration
+        for number in generations() where number != live {
+            try? FileManager.default.removeItem(atPath: generationPath(number))
+        }
+    }
+
+    /// Removes the whole index: stub first (so readers stop finding it), then generations.
+    func remove() throws {
+        unlink(stubPath)
+        syncDirectory()
+        for number in generations() {
+            try FileManager.default.removeItem(atPath: generationPath(number))
+        }
+        unlink(lockPath)
+        rmdir(path)
+    }
+
+    private func syncDirectory() {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
+    }
+}

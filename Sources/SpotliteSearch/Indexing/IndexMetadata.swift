@@ -1,0 +1,39 @@
+import Foundation
+import SpotliteStore
+
+/// The metadata a Spotlite index keeps beside its documents, committed atomically with them: the token is the
+/// index's truth about how much history it reflects.
+struct IndexMetadata: Sendable, Hashable {
+    static let tokenKey = "spotlite.token"
+    static let storeIDKey = "spotlite.store_id"
+    static let fingerprintKey = "spotlite.fingerprint"
+    static let descriptionKey = "spotlite.configuration"
+    static let updatedAtKey = "spotlite.updated_at"
+    static let formatKey = "spotlite.format"
+    /// Bump when the document layout changes, so old indexes rebuild.
+    static let format = "1"
+
+    var token: HistoryToken?
+    var storeID: String?
+    var fingerprint: String?
+    var format: String?
+    var updatedAt: Date?
+
+    init(token: HistoryToken?, storeID: String?, fingerprint: String?, format: String?, updatedAt: Date?) {
+        self.token = token
+        self.storeID = storeID
+        self.fingerprint = fingerprint
+        self.format = format
+        self.updatedAt = updatedAt
+    }
+
+    init(reading metadata: (String) throws -> String?) throws {
+        token = try metadata(Self.tokenKey).flatMap(Int64.init).map(HistoryToken.init(rawValue:))
+        storeID = try metadata(Self.storeIDKey)
+        fingerprint = try metadata(Self.fingerprintKey)
+        format = try metadata(Self.formatKey)
+        updatedAt = try metadata(Self.updatedAtKey).flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
+    }
+
+    static func tokenText(_ token: HistoryToken?) -> String { String(token?.rawValue ?? 0) }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import SpotliteStore
+
+/// Where an index stands against its store: the shape of `spotlite index status --json`.
+public struct IndexStatus: Sendable, Hashable {
+    public var index: String
+    /// Whether a live index exists.
+    public var exists: Bool
+    public var documents: Int
+    /// The history token the index reflects.
+    public var token: HistoryToken?
+    /// The store's newest token.
+    public var storeToken: HistoryToken?
+    /// Transactions committed after the index's token.
+    public var pendingTransactions: Int
+    public var oldestHistoryToken: HistoryToken?
+    /// The fingerprint the index was built with (nil without an index).
+    public var fingerprint: String?
+    /// The fingerprint the current configuration asks for.
+    public var configurationFingerprint: String
+    public var checkpoints: [HistoryPosition]
+    public var updatedAt: Date?
+
+    /// Reads the status without taking the writer lock: it works while an indexer runs.
+    public init(store: SpotliteStore, configuration: Configuration, indexPath: String? = nil) throws {
+        let schema = try IndexSchema(configuration: configuration)
+        index = indexPath ?? configuration.indexPath
+        let directory = IndexDirectory(path: index)
+        configurationFingerprint = schema.fingerprint
+        storeToken = try store.currentToken()
+        oldestHistoryToken = try store.oldestToken()
+        checkpoints = try store.positions()
+        if let generation = directory.liveGeneration {
+            do {
+                let database = try XapianDatabase(path: directory.generationPath(generation))
+                let metadata = try IndexMetadata(reading: database.metadata(forKey:))
+                exists = true
+                documents = try database.documentCount()
+                token = metadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
+                fingerprint = metadata.fingerprint
+                updatedAt = metadata.updatedAt
+            } catch let error as XapianError {
+                throw SearchError.indexCorrupt(path: index, reason: error.description)
+            }
+        } else {
+            exists = false
+            documents = 0
+            token = nil
+            fingerprint = nil
+            updatedAt = nil
+        }
+        if exists {
+            do {
+                pendingTransactions = try store.countHistory(HistoryRequest.after(token))
+            } catch is HistoryError {
+                // History after the index's token was purged: the next update rebuilds; count what is there.
+                pendingTransactions = try store.countHistory(HistoryRequest.allRetained)
+            }
+        } else {
+            pendingTransactions = try store.countHistory(HistoryRequest.allRetained)
+        }
+    }
+
+    /// The JSON object of `spotlite index status --json`.
+    public var jsonObject: [String: Any] {
+        [
+            "index": index,
+            "documents": documents,
+            "token": token?.rawValue ?? 0,
+            "store_token": storeToken?.rawValue ?? 0,
+            "pending_transactions": pendingTransactions,
+            "oldest_history_token": oldestHistoryToken.map { $0.rawValue as Any } ?? NSNull(),
+            "fingerprint": fingerprint ?? configurationFingerprint,
+            "checkpoints": checkpoints.map { position in
+                ["author": position.author, "token": position.token.rawValue,
+                 "timestamp": ISO8601.string(from: position.timestamp)] as [String: Any]
+            },
+        ]
+    }
+}
+
+/// ISO-8601 timestamps as the command line prints them (UTC, milliseconds).
+public enum ISO8601 {
+    public static func string(from date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import SpotliteStore
+
+/// What one `update()` or `rebuild()` did; the shape of `spotlite index update --json`.
+public struct IndexUpdateSummary: Sendable, Hashable, Codable {
+    /// The history token the index reflects now.
+    public var token: HistoryToken?
+    /// History transactions applied (after the rebuild's snapshot, when there was one).
+    public var transactions = 0
+    /// Changes read from those transactions.
+    public var changes = 0
+    /// Documents added or replaced (a rebuild counts every document it wrote).
+    public var indexed = 0
+    /// Documents removed.
+    public var deleted = 0
+    /// Whether the index was rebuilt from the store's rows.
+    public var rebuilt = false
+    /// Why it was rebuilt.
+    public var reason: String?
+    public var seconds: Double = 0
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case token, transactions, changes, indexed, deleted, rebuilt, reason, seconds
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(token?.rawValue ?? 0, forKey: .token)
+        try container.encode(transactions, forKey: .transactions)
+        try container.encode(changes, forKey: .changes)
+        try container.encode(indexed, forKey: .indexed)
+        try container.encode(deleted, forKey: .deleted)
+        try container.encode(rebuilt, forKey: .rebuilt)
+        try container.encode(reason, forKey: .reason)
+        try container.encode(seconds, forKey: .seconds)
+    }
+}
+
+/// Posted after every commit of the index: the history token it reflects now (Core Spotlight's index-did-update).
+public struct IndexDidUpdate: Sendable, Hashable {
+    public var token: HistoryToken?
+    public var summary: IndexUpdateSummary
+}
+
+/// Progress of a long rebuild: documents done out of the rows to index.
+public struct IndexProgress: Sendable, Hashable {
+    public var done: Int
+    public var total: Int
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+
+/// The values a record's document is made of, by field name: what `attributeSet(for:)` returns.
+///
+/// The default comes straight from the record's row; an ``IndexDocumentProvider`` can build one from anything,
+/// related tables included. Text and keyword fields take text (a keyword field with a `separator` splits it), number
+/// fields take numbers, date fields take ISO-8601 text, `Date`s or Unix seconds.
+public struct AttributeSet: Sendable, Hashable {
+    public var values: [String: DatabaseValue]
+
+    public init(_ values: [String: DatabaseValue] = [:]) {
+        self.values = values
+    }
+
+    public subscript(field: String) -> DatabaseValue? {
+        get { values[field] }
+        set { values[field] = newValue }
+    }
+
+    /// The default attribute set: the row's columns named like the entity's fields.
+    init(row: Row, fields: [IndexSchema.Field]) {
+        var values: [String: DatabaseValue] = [:]
+        values.reserveCapacity(fields.count)
+        for field in fields {
+            if let value = row[field.name] as DatabaseValue? { values[field.name] = value }
+        }
+        self.values = values
+    }
+}
+
+/// A record the indexer is about to index: its entity, key and current row.
+public struct IndexRecord: @unchecked Sendable {
+    public let entity: String
+    public let key: DatabaseValue
+    public let row: Row
+}
+
+/// The override point, like `NSCoreDataCoreSpotlightDelegate.attributeSet(for:)`: decides what a record's document
+/// holds, or leaves the record out of the index.
+///
+/// The database handle is read-only and sees the same snapshot as the row, so values can come from related tables.
+/// Because such values can depend on other rows, every update of a record whose entity has a provider reindexes it
+/// (not only updates of configured columns); a change to a related row alone does not — write to the record (or
+/// rebuild) when a relation changes.
+public protocol IndexDocumentProvider: Sendable {
+    /// The document's values for `record`, or nil to leave it out of the index.
+    func attributeSet(for record: IndexRecord, in db: Database) throws -> AttributeSet?
+}
+
+extension DatabaseValue {
+    /// The value as text for indexing, or nil for NULL.
+    var indexText: String? {
+        switch storage {
+        case .null: return nil
+        case .string(let text): return text
+        case .int64(let value): return String(value)
+        case .double(let value): return value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        case .blob(let data): return String(validating: data, as: UTF8.self)
+        }
+    }
+
+    /// The value as a number, or nil when it is none.
+    var indexNumber: Double? {
+        switch storage {
+        case .int64(let value): return Double(value)
+        case .double(let value): return value
+        case .string(let text): return Double(text.trimmingCharacters(in: .whitespaces))
+        default: return nil
+        }
+    }
+
+    /// The value as Unix seconds: numbers are seconds, text is an ISO-8601 date or date-time.
+    var indexDate: Double? {
+        switch storage {
+        case .int64(let value): return Double(value)
+        case .double(let value): return value
+        case .string(let text): return ISODateParser.seconds(from: text)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import SpotliteStore
+
+extension Configuration {
+    /// The store model the configuration describes: one table per entity, with the key and the fields as columns.
+    ///
+    /// The key is an integer column when the key is also configured as a `number` field, text otherwise. Number and
+    /// date columns take any SQLite type (integers stay integers, ISO dates stay text); the others are text.
+    public var storeModel: StoreModel {
+        StoreModel(entities: entities.map(\.entityDescription))
+    }
+}
+
+extension EntityConfiguration {
+    /// The store's description of this entity's table.
+    public var entityDescription: EntityDescription {
+        let keyType: KeyType = field(named: key)?.type == .number ? .integer : .text
+        let attributes = fields.filter { $0.name != key }.map { field in
+            AttributeDescription(name: field.name, type: field.type.attributeType)
+        }
+        return EntityDescription(name: name, key: key, keyType: keyType, attributes: attributes,
+                                 preserveOnDelete: preserveOnDelete)
+    }
+}
+
+extension FieldType {
+    var attributeType: AttributeType {
+        switch self {
+        case .text, .keyword, .stored: .text
+        case .number, .date: .any
+        }
+    }
+}
+
+extension Configuration {
+    /// The cleanup policy `[history]` describes: required authors are the listed authors minus the batch authors,
+    /// plus the indexer, whose position is consumed history too.
+    public var cleanupPolicy: CleanupPolicy {
+        CleanupPolicy(requiredAuthors: history.requiredAuthors + [indexer.author], listedAuthors: history.authors,
+                      maximumDuration: history.maximumDuration.map { duration in
+                          Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+                      })
+    }
+}

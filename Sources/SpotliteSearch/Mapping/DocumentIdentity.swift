@@ -1,0 +1,51 @@
+import Foundation
+import GRDB
+
+/// The unique id term of a record's document: `Q<entity>:<key>`, or for long keys `Q<entity>:#<hash>`, so that the
+/// 245-byte term limit of Xapian (where a zero byte counts double) can never be reached whatever the key.
+enum DocumentIdentity {
+    /// Keys whose term would exceed this many bytes are hashed; well below the limit.
+    static let maximumPlainKeyBytes = 160
+
+    static func term(entity: String, key: DatabaseValue) -> String {
+        term(entity: entity, keyText: keyText(key))
+    }
+
+    static func term(entity: String, keyText: String) -> String {
+        let keyBytes = Array(keyText.utf8)
+        let cost = keyBytes.count + keyBytes.lazy.filter { $0 == 0 }.count
+        if cost <= maximumPlainKeyBytes && !keyText.hasPrefix("#") {
+            return "Q\(entity):\(keyText)"
+        }
+        // 128 bits from two independent FNV-1a passes: collisions are out of reach for real keys. A plain key that
+        // starts with "#" is hashed too, so it can never collide with a hashed one.
+        let first = hex(fnv1a(keyBytes, basis: 0xcbf2_9ce4_8422_2325))
+        let second = hex(fnv1a(keyBytes, basis: 0x8422_2325_cbf2_9ce4 ^ UInt64(keyBytes.count)))
+        return "Q\(entity):#\(first)\(second)"
+    }
+
+    /// A key as text: integers in decimal, text as is.
+    static func keyText(_ key: DatabaseValue) -> String {
+        switch key.storage {
+        case .int64(let value): return String(value)
+        case .double(let value): return String(value)
+        case .string(let value): return value
+        case .blob(let data): return String(decoding: data, as: UTF8.self)
+        case .null: return ""
+        }
+    }
+
+    private static func fnv1a(_ bytes: [UInt8], basis: UInt64) -> UInt64 {
+        var hash = basis
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    private static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+
+/// How the configured entities and fields become Xapian terms, value slots and query-parser prefixes.
+///
+/// Derived from the configuration alone, so the indexer and every searcher agree without reading each other:
+/// - text fields are indexed unprefixed (with their weight, so a plain query finds them) and, when they have a
+///   `prefix`, a second time under the term prefix `XT<PREFIX>:` for `prefix:word` queries;
+/// - keyword values are boolean terms `XK<FIELD>:<value>` (filters, `field:value` in queries);
+/// - number and date fields, and keyword facets, get value slots (sortable, range-searchable, countable);
+/// - every document has the boolean term `XE:<entity>` and a unique id term (see ``DocumentIdentity``).
+struct IndexSchema: Sendable {
+    struct Field: Sendable {
+        var name: String
+        var type: FieldType
+        var weight: Int
+        /// The query prefix (`name` in `name:word`) and the term prefix of a prefixed text field.
+        var queryPrefix: String?
+        var termPrefix: String?
+        /// For keyword fields: the prefix of their boolean terms.
+        var booleanPrefix: String?
+        var separator: String?
+        var slot: UInt32?
+        var isStored: Bool
+        var isFacet: Bool
+        var isSortable: Bool
+    }
+
+    struct Entity: Sendable {
+        var name: String
+        var key: String
+        var fields: [Field]
+        /// The columns whose change can change the entity's document.
+        var relevantColumns: Set<String>
+    }
+
+    static let entityTermPrefix = "XE:"
+    static let entityQueryPrefix = "entity"
+
+    let entities: [String: Entity]
+    /// Entity names in configuration order.
+    let entityNames: [String]
+    /// Fields by name across entities (a name means one thing in every entity of an index).
+    let fieldsByName: [String: Field]
+    let language: String
+    let stopwords: String
+    let fingerprint: String
+
+    init(configuration: Configuration) throws {
+        var slots: [String: UInt32] = [:]
+        var fieldsByName: [String: Field] = [:]
+        var entities: [String: Entity] = [:]
+        var nextSlot: UInt32 = 1
+        var queryPrefixes: [String: String] = [Self.entityQueryPrefix: "entity filter"]
+        for entity in configuration.entities {
+            var fields: [Field] = []
+            for field in entity.fields {
+                var plan = Field(name: field.name, type: field.type, weight: max(1, field.weight), queryPrefix: nil,
+                                 termPrefix: nil, booleanPrefix: nil, separator: field.separator, slot: nil,
+                                 isStored: field.isStored, isFacet: field.facet, isSortable: field.sortable)
+                switch field.type {
+                case .text:
+                    if let prefix = field.prefix {
+                        plan.queryPrefix = prefix
+                        plan.termPrefix = "XT" + prefix.uppercased() + ":"
+                    }
+                case .keyword:
+                    plan.queryPrefix = field.name
+                    plan.booleanPrefix = "XK" + field.name.uppercased() + ":"
+                case .number, .date:
+                    plan.queryPrefix = field.name
+                case .stored:
+                    break
+                }
+                if field.type == .number || field.type == .date || (field.type == .keyword && field.facet) {
+                    if let slot = slots[field.name] {
+                        plan.slot = slot
+                    } else {
+                        slots[field.name] = nextSlot
+                        plan.slot = nextSlot
+                        nextSlot += 1
+                    }
+                }
+                if let existing = fieldsByName[field.name], existing.type != plan.type {
+                    throw SearchError.unknownField(field.name, reason: "it is a \(existing.type) field in one entity and a \(plan.type) field in \(entity.name); give one of them another name")
+                }
+                if let prefix = plan.queryPrefix {
+                    let meaning = "\(plan.type) field \(field.name)"
+                    if let other = queryPrefixes[prefix], other != meaning {
+                        throw SearchError.unknownField(field.name, reason: "its query prefix \"\(prefix):\" is already used by the \(other); choose another prefix")
+                    }
+                    queryPrefixes[prefix] = meaning
+                }
+                fieldsByName[field.name] = fieldsByName[field.name] ?? plan
+                fields.append(plan)
+            }
+            let relevant = Set([entity.key] + entity.fields.map(\.name))
+            entities[entity.name] = Entity(name: entity.name, key: entity.key, fields: fields, relevantColumns: relevant)
+        }
+        self.entities = entities
+        self.entityNames = configuration.entities.map(\.name)
+        self.fieldsByName = fieldsByName
+        self.language = configuration.indexer.stemmerName ?? "none"
+        self.stopwords = configuration.indexer.stopwords
+        self.fingerprint = configuration.indexFingerprint
+    }
+
+    func entity(named name: String) throws -> Entity {
+        guard let entity = entities[name] else {
+            throw SearchError.unknownEntity(name, known: entityNames)
+        }
+        return entity
+    }
+
+    /// The field a `--filter FIELD:VALUE` names: a keyword field.
+    func filterField(named name: String) throws -> Field {
+        if name == Self.entityQueryPrefix {
+            return Field(name: name, type: .keyword, weight: 1, queryPrefix: name, termPrefix: nil,
+                         booleanPrefix: Self.entityTermPrefix, separator: nil, slot: nil, isStored: false,
+                         isFacet: false, isSortable: false)
+        }
+        guard let field = fieldsByName[name] else {
+            throw SearchError.unknownField(name, reason: "no entity has a field of that name; filters take keyword fields: \(keywordFieldNames)")
+        }
+        guard field.type == .keyword else {
+            throw SearchError.unknownField(name, reason: "it is a \(field.type) field; filters take keyword fields: \(keywordFieldNames)")
+        }
+        return field
+    }
+
+    /// The field a `--sort FIELD` names: a sortable number or date field.
+    func sortField(named name: String) throws -> Field {
+        guard let field = fieldsByName[name] else {
+            throw SearchError.unknownField(name, reason: "no entity has a field of that name; sort by relevance or by a sortable number or date field")
+        }
+        guard let _ = field.slot, field.type == .number || field.type == .date, field.isSortable else {
+            throw SearchError.unknownField(name, reason: "it is not a sortable number or date field; add `sortable = true` to a number or date field to sort by it")
+        }
+        return field
+    }
+
+    /// The field a `--facet FIELD` names: a keyword field with `facet = true`.
+    func facetField(named name: String) throws -> Field {
+        guard let field = fieldsByName[name] else {
+            throw SearchError.unknownField(name, reason: "no entity has a field of that name; facets take keyword fields with `facet = true`")
+        }
+        guard field.type == .keyword, field.isFacet, field.slot != nil else {
+            throw SearchError.unknownField(name, reason: "it is not a facet; add `facet = true` to a keyword field to count its values")
+        }
+        return field
+    }
+
+    private var keywordFieldNames: String {
+        let names = fieldsByName.values.filter { $0.type == .keyword }.map(\.name).sorted()
+        return names.isEmpty ? "(none configured)" : names.joined(separator: ", ")
+    }
+}

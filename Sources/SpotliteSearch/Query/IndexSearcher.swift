@@ -1,0 +1,261 @@
+import Foundation
+import GRDB
+import SpotliteStore
+import Synchronization
+
+/// Answers queries from a Spotlite index, and stays correct while an indexer updates it or switches it to a rebuilt
+/// generation: each search follows the live generation and reopens (and retries) when the index changed under it.
+///
+/// Thread-safe: the Xapian handles are owned by a mutex, so a searcher can be shared by tasks (searches run one at a
+/// time per searcher; create several searchers for parallel queries).
+public final class IndexSearcher: Sendable {
+    public let configuration: Configuration
+    public let indexPath: String
+    /// When given, snippets are cut from the records' current text in the store; otherwise from stored fields.
+    public let store: SpotliteStore?
+
+    let schema: IndexSchema
+    private let directory: IndexDirectory
+    private let state: Mutex<State>
+    /// BM25 parameters; see the README's relevance section for how they were chosen.
+    let bm25: XapianBM25
+    static let wildcardLimit: UInt32 = 1000
+
+    private final class Open {
+        let generation: Int
+        let database: XapianDatabase
+        let parser: XapianQueryParser
+
+        init(generation: Int, database: XapianDatabase, parser: XapianQueryParser) {
+            self.generation = generation
+            self.database = database
+            self.parser = parser
+        }
+    }
+
+    private struct State: ~Copyable {
+        var open: Open?
+    }
+
+    public init(configuration: Configuration, indexPath: String? = nil, store: SpotliteStore? = nil) throws {
+        self.configuration = configuration
+        self.indexPath = indexPath ?? configuration.indexPath
+        self.store = store
+        self.schema = try IndexSchema(configuration: configuration)
+        self.directory = IndexDirectory(path: self.indexPath)
+        self.bm25 = IndexSearcher.defaultBM25
+        self.state = Mutex(State(open: nil))
+    }
+
+    static var defaultBM25: XapianBM25 { XapianBM25() }
+
+    /// Number of documents in the live generation.
+    public func documentCount() throws -> Int {
+        try state.withLock { state in
+            let open = try currentOpen(&state)
+            return try open.database.documentCount()
+        }
+    }
+
+    /// Runs a search.
+    public func search(_ request: SearchRequest) throws -> SearchResults {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var results = try state.withLock { state in
+            let open = try currentOpen(&state)
+            var (results, mset) = try run(request, on: open)
+            if request.snippet.length > 0 { try addSnippets(to: &results, from: mset, request: request) }
+            return results
+        }
+        let elapsed = clock.now - started
+        results.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return results
+    }
+
+    /// The live generation, opened; reopened when a rebuild switched generations.
+    private func currentOpen(_ state: inout State) throws -> Open {
+        guard let generation = directory.liveGeneration else {
+            state.open = nil
+            throw SearchError.indexMissing(path: indexPath)
+        }
+        if let open = state.open, open.generation == generation { return open }
+        let database: XapianDatabase
+        do {
+            database = try XapianDatabase(path: directory.generationPath(generation))
+        } catch let error as XapianError {
+            throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
+        }
+        let parser = try makeParser(database: database)
+        let open = Open(generation: generation, database: database, parser: parser)
+        state.open = open
+        return open
+    }
+
+    private func makeParser(database: XapianDatabase) throws -> XapianQueryParser {
+        let parser = try XapianQueryParser(language: schema.language == "none" ? nil : schema.language,
+                                           stopwords: schema.stopwords == "none" ? .none : .english)
+        try parser.setDatabase(database)
+        try parser.setWildcardLimit(Self.wildcardLimit)
+        try parser.addBooleanPrefix(field: IndexSchema.entityQueryPrefix, prefix: IndexSchema.entityTermPrefix)
+        var added = Set<String>()
+        for name in schema.entityNames {
+            for field in try schema.entity(named: name).fields {
+                guard let queryPrefix = field.queryPrefix, added.insert(field.type.rawValue + ":" + queryPrefix).inserted else { continue }
+                switch field.type {
+                case .text:
+                    if let termPrefix = field.termPrefix { try parser.addPrefix(field: queryPrefix, prefix: termPrefix) }
+                case .keyword:
+                    if let booleanPrefix = field.booleanPrefix { try parser.addBooleanPrefix(field: queryPrefix, prefix: booleanPrefix) }
+                case .number:
+                    if let slot = field.slot { try parser.addNumberRange(slot: slot, prefix: queryPrefix + ":") }
+                case .date:
+                    if let slot = field.slot { try parser.addDateRange(slot: slot, prefix: queryPrefix + ":") }
+                case .stored:
+                    break
+                }
+            }
+        }
+        return parser
+    }
+
+    private static let flags: XapianQueryParser.Flags = [.default, .wildcard, .spellingCorrection]
+
+    private func parse(_ text: String, with parser: XapianQueryParser) throws -> XapianQuery {
+        do {
+            let query = try parser.parse(text, flags: Self.flags)
+            return query.isEmpty ? try XapianQuery.matchAll() : query
+        } catch let error as XapianError {
+            throw SearchError.invalidQuery(query: text, reason: error.message)
+        }
+    }
+
+    private func run(_ request: SearchRequest, on open: Open) throws -> (SearchResults, XapianSearchResults) {
+        guard request.offset >= 0, request.limit >= 0 else {
+            throw SearchError.invalidQuery(query: request.query, reason: "offset and limit must not be negative")
+        }
+        try open.parser.setDefaultOperator(request.defaultOperator == .and ? .and : .or)
+        var filters: [XapianQuery] = []
+        if !request.entities.isEmpty {
+            for entity in request.entities { _ = try schema.entity(named: entity) }
+            filters.append(try .or(request.entities.map { try .term(IndexSchema.entityTermPrefix + $0) }))
+        }
+        var byField: [String: [XapianQuery]] = [:]
+        for filter in request.filters {
+            let field = try schema.filterField(named: filter.field)
+            byField[filter.field, default: []].append(try .term((field.booleanPrefix ?? "") + filter.value))
+        }
+        for name in byField.keys.sorted() { filters.append(try .or(byField[name]!)) }
+        let sort: XapianSort
+        switch request.sort {
+        case .relevance: sort = .relevance
+        case let .field(name, ascending):
+            let slot = try schema.sortField(named: name).slot!
+            sort = ascending ? .valueAscending(slot: slot) : .valueDescending(slot: slot)
+        }
+        let facetFields = try request.facets.map { try schema.facetField(named: $0) }
+        let facetSlots = facetFields.compactMap(\.slot)
+        let checkAtLeast = facetSlots.isEmpty ? 0 : try open.database.documentCount()
+
+        func execute(_ text: String) throws -> XapianSearchResults {
+            let parsed = try parse(text, with: open.parser)
+            let query = filters.isEmpty ? parsed : try XapianQuery.filter(parsed, by: filters)
+            do {
+                return try open.database.search(query, offset: request.offset, limit: request.limit,
+                                                checkAtLeast: checkAtLeast, sort: sort, bm25: bm25,
+                                                facetSlots: facetSlots)
+            } catch let error as XapianError where error.code == .wildcard || error.code == .queryParser {
+                throw SearchError.invalidQuery(query: text, reason: error.message)
+            } catch let error as XapianError {
+                throw SearchError.engine(type: error.type, message: error.message)
+            }
+        }
+
+        var mset = try execute(request.query)
+        let suggestion = request.correctsSpelling ? try open.parser.correctedQueryString() : nil
+        var corrected: String?
+        if mset.hits.isEmpty, request.offset == 0, let suggestion, !suggestion.isEmpty, suggestion != request.query {
+            let retried = try execute(suggestion)
+            if !retried.hits.isEmpty {
+                mset = retried
+                corrected = suggestion
+            }
+        }
+        var facets: [String: [FacetCount]] = [:]
+        for field in facetFields {
+            let counts = mset.facets[field.slot!] ?? [:]
+            facets[field.name] = counts.map { FacetCount(value: $0.key, count: $0.value) }
+                .sorted { $0.count != $1.count ? $0.count > $1.count : $0.value < $1.value }
+        }
+        var hits: [SearchHit] = []
+        hits.reserveCapacity(mset.hits.count)
+        for hit in mset.hits {
+            guard let data = DocumentData(decoding: hit.data) else { continue }
+            hits.append(SearchHit(entity: data.entity, key: data.key, rank: request.offset + hit.rank + 1,
+                                  score: hit.weight, percent: hit.percent, fields: data.fields, snippet: ""))
+        }
+        let results = SearchResults(query: request.query, total: mset.estimatedTotal, corrected: corrected,
+                                    suggestion: suggestion, hits: hits, facets: facets, seconds: 0)
+        return (results, mset)
+    }
+
+    /// Cuts each hit's snippet from its text, with the query's words marked (Xapian needs the match set for that).
+    private func addSnippets(to results: inout SearchResults, from mset: XapianSearchResults, request: SearchRequest) throws {
+        let texts = try snippetSources(for: results.hits)
+        for index in results.hits.indices {
+            // Control characters never reach the output: an escape sequence in indexed text must not drive a terminal.
+            let text = Self.withoutControlCharacters(texts[index])
+            guard !text.isEmpty else { continue }
+            var snippet = try mset.snippet(for: text, length: request.snippet.length,
+                                           language: schema.language == "none" ? nil : schema.language,
+                                           highlightStart: request.snippet.highlightStart,
+                                           highlightEnd: request.snippet.highlightEnd)
+            if request.snippet.format == .plain { snippet = Self.plain(snippet) }
+            results.hits[index].snippet = snippet
+        }
+    }
+
+    /// The text of each hit's text fields: from the store's current row when there is a store, else the stored ones.
+    private func snippetSources(for hits: [SearchHit]) throws -> [String] {
+        func textFields(of entity: String) -> [IndexSchema.Field] {
+            (schema.entities[entity]?.fields ?? []).filter { $0.type == .text }
+        }
+        guard let store else {
+            return hits.map { hit in
+                textFields(of: hit.entity).compactMap { hit.fields[$0.name]?.description }.joined(separator: "\n")
+            }
+        }
+        return try store.read { db in
+            try hits.map { hit in
+                guard let entity = schema.entities[hit.entity] else { return "" }
+                let fields = textFields(of: hit.entity)
+                guard !fields.isEmpty else { return "" }
+                let columns = fields.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")
+                let key: DatabaseValue
+                switch hit.key {
+                case .text(let text): key = text.databaseValue
+                case .integer(let number): key = number.databaseValue
+                case .real(let number): key = number.databaseValue
+                }
+                guard let row = try? Row.fetchOne(db, sql: "SELECT \(columns) FROM \(entity.name.quotedDatabaseIdentifier) WHERE \(entity.key.quotedDatabaseIdentifier) = ?", arguments: [key]) else {
+                    return fields.compactMap { hit.fields[$0.name]?.description }.joined(separator: "\n")
+                }
+                return fields.compactMap { (row[$0.name] as DatabaseValue?)?.indexText }.joined(separator: "\n")
+            }
+        }
+    }
+
+    /// Xapian escapes snippets for HTML; plain output undoes that (`&amp;` last, so `&amp;lt;` stays `&lt;`).
+    static func plain(_ html: String) -> String {
+        var text = html
+        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")] {
+            text = text.replacingOccurrences(of: entity, with: character)
+        }
+        return text
+    }
+
+    static func withoutControlCharacters(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            (scalar.value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(scalar.value) ? " " : scalar
+        }))
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// A search: free text in Xapian's query syntax, plus filters, paging, sorting, facets and snippet options.
+///
+/// The text accepts words, `"phrases"`, `AND`/`OR`/`NOT`, `+must`/`-mustnot`, wildcards `foo*`, field prefixes
+/// (`name:xapian`), keyword filters (`section:utils`), entity filters (`entity:Package`) and ranges on number and
+/// date fields (`size:10..20`, `released:2024-01-01..`). An empty text matches every document (use it with filters).
+public struct SearchRequest: Sendable, Hashable {
+    public var query: String
+    /// Only documents of these entities (any of them); empty: all.
+    public var entities: [String]
+    /// Keyword filters: values of one field are alternatives (OR), different fields all apply (AND).
+    public var filters: [SearchFilter]
+    public var offset: Int
+    public var limit: Int
+    public var sort: SearchSort
+    /// Keyword fields with `facet = true` whose value counts to return.
+    public var facets: [String]
+    public var snippet: SnippetOptions
+    /// Retry with Xapian's spelling correction when the query finds nothing.
+    public var correctsSpelling: Bool
+    /// How words without an operator combine.
+    public var defaultOperator: DefaultOperator
+
+    public enum DefaultOperator: String, Sendable, Hashable {
+        case and, or
+    }
+
+    public init(_ query: String, entities: [String] = [], filters: [SearchFilter] = [], offset: Int = 0,
+                limit: Int = 10, sort: SearchSort = .relevance, facets: [String] = [],
+                snippet: SnippetOptions = SnippetOptions(), correctsSpelling: Bool = true,
+                defaultOperator: DefaultOperator = .or) {
+        self.query = query
+        self.entities = entities
+        self.filters = filters
+        self.offset = offset
+        self.limit = limit
+        self.sort = sort
+        self.facets = facets
+        self.snippet = snippet
+        self.correctsSpelling = correctsSpelling
+        self.defaultOperator = defaultOperator
+    }
+}
+
+/// A keyword filter: `field` must have `value`.
+public struct SearchFilter: Sendable, Hashable {
+    public var field: String
+    public var value: String
+
+    public init(field: String, value: String) {
+        self.field = field
+        self.value = value
+    }
+
+    /// Parses `FIELD:VALUE`.
+    public init(parsing text: String) throws {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
+            throw SearchError.unknownField(text, reason: "a filter is FIELD:VALUE, e.g. section:utils")
+        }
+        field = String(text[..<colon])
+        value = String(text[text.index(after: colon)...])
+    }
+}
+
+/// The order of hits.
+public enum SearchSort: Sendable, Hashable {
+    case relevance
+    /// By a sortable number or date field.
+    case field(String, ascending: Bool)
+
+    /// Parses `relevance`, `FIELD` (ascending) or `-FIELD` (descending).
+    public init(parsing text: String) {
+        if text == "relevance" || text.isEmpty {
+            self = .relevance
+        } else if text.hasPrefix("-") {
+            self = .field(String(text.dropFirst()), ascending: false)
+        } else {
+            self = .field(text.hasPrefix("+") ? String(text.dropFirst()) : text, ascending: true)
+        }
+    }
+}
+
+/// How snippets are made and marked.
+public struct SnippetOptions: Sendable, Hashable {
+    /// What the snippet text is safe for.
+    public enum Format: Sendable, Hashable {
+        /// HTML-escaped text; the markers are inserted as given.
+        case html
+        /// Plain text with control characters removed, so it cannot drive a terminal; markers as given.
+        case plain
+    }
+
+    public var highlightStart: String
+    public var highlightEnd: String
+    public var format: Format
+    /// Approximate length in bytes; 0 for no snippets.
+    public var length: Int
+
+    public init(highlightStart: String = "", highlightEnd: String = "", format: Format = .plain, length: Int = 200) {
+        self.highlightStart = highlightStart
+        self.highlightEnd = highlightEnd
+        self.format = format
+        self.length = length
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Errors of the indexer and the query API. Each description names the problem and the way out.
+public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// Another indexer (in this process or another) is updating the index.
+    case indexLocked(path: String, holderPID: Int32?)
+    /// A file or directory could not be created or written.
+    case cannotWrite(path: String, reason: String)
+    /// There is no index at the path (search before the first `index update`).
+    case indexMissing(path: String)
+    /// The index exists but cannot be read (truncated or damaged files).
+    case indexCorrupt(path: String, reason: String)
+    /// The query could not be parsed.
+    case invalidQuery(query: String, reason: String)
+    /// An entity that the configuration does not describe.
+    case unknownEntity(String, known: [String])
+    /// A field that the entity does not index, or does not index in the way asked.
+    case unknownField(String, reason: String)
+    /// The Xapian engine reported an error.
+    case engine(type: String, message: String)
+    /// `deleteIndex()` while live indexing runs.
+    case indexingRunning
+
+    public var description: String {
+        switch self {
+        case let .indexLocked(path, pid):
+            let who = pid.map { " (pid \($0))" } ?? ""
+            return "the index at \(path) is being updated by another process\(who); wait for it to finish or stop it (a stopped `index watch` releases it)"
+        case let .cannotWrite(path, reason):
+            return "cannot write \(path): \(reason); check that the directory exists, is writable and the disk is not full"
+        case let .indexMissing(path):
+            return "no index at \(path); run `spotlite index update` to build it"
+        case let .indexCorrupt(path, reason):
+            return "the index at \(path) cannot be read (\(reason)); run `spotlite index rebuild` to build it again from the store"
+        case let .invalidQuery(query, reason):
+            return "cannot parse the query \"\(query.count > 80 ? String(query.prefix(80)) + "…" : query)\": \(reason); check quotes, brackets and operators (AND, OR, NOT need words on both sides)"
+        case let .unknownEntity(name, known):
+            return "unknown entity \"\(name)\"; the configuration describes: \(known.isEmpty ? "no entities" : known.joined(separator: ", "))"
+        case let .unknownField(name, reason):
+            return "unknown field \"\(name)\": \(reason)"
+        case let .engine(type, message):
+            return "search engine error (\(type)): \(message)"
+        case .indexingRunning:
+            return "the indexer is running; call stop() before deleting the index"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

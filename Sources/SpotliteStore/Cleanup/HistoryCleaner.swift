@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+
+/// Deletes the history every required author has consumed, safely across processes.
+///
+/// Reading the positions and deleting happen in one immediate SQLite transaction, so two processes cleaning at once
+/// cannot race, and a consumer advancing its position meanwhile is serialised before or after. If a required author
+/// has no position yet, nothing is deleted on the watermark's account (it may not have started reading); history
+/// older than ``CleanupPolicy/maximumDuration`` is deleted regardless, which is the bound on how long a lagging or
+/// absent author can hold history back.
+public struct HistoryCleaner: Sendable {
+    public let store: SpotliteStore
+    public var policy: CleanupPolicy
+
+    public init(store: SpotliteStore, policy: CleanupPolicy) {
+        self.store = store
+        self.policy = policy
+    }
+
+    /// Cleans now (or, with `dryRun`, only counts what it would delete).
+    @discardableResult
+    public func clean(dryRun: Bool = false, now: Date = Date()) throws -> CleanupResult {
+        guard dryRun || !store.options.readOnly else { throw StoreError.readOnlyStore(operation: "clean history") }
+        let policy = self.policy
+        let work = { (db: Database) throws -> CleanupResult in
+            try Self.clean(policy: policy, dryRun: dryRun, now: now, in: db)
+        }
+        if dryRun { return try store.databasePool.read(work) }
+        _ = try store.sealPendingChanges()
+        return try store.databasePool.writeWithoutTransaction { db in
+            var result: CleanupResult?
+            try db.inTransaction(.immediate) {
+                result = try work(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+
+    static func clean(policy: CleanupPolicy, dryRun: Bool, now: Date, in db: Database) throws -> CleanupResult {
+        var missing: [String] = []
+        var watermark: HistoryToken?
+        var laggard: String?
+        for author in Set(policy.requiredAuthors).sorted() {
+            guard let position = try PositionTable.position(of: author, in: db) else {
+                missing.append(author)
+                continue
+            }
+            if watermark == nil || position.token < watermark! {
+                watermark = position.token
+                laggard = author
+            }
+        }
+        if !missing.isEmpty { watermark = nil }
+        // What the watermark covers, and what only the duration bound covers, as SQL over spotlite_transaction.
+        var consumed = "0"
+        var arguments: [any DatabaseValueConvertible] = []
+        if let watermark {
+            consumed = "token <= ?"
+            arguments.append(watermark)
+            if !policy.purgesUnlistedAuthors {
+                let listed = Array(Set(policy.listedAuthors)).sorted()
+                consumed += listed.isEmpty ? " AND 0" : " AND author IN (\(Array(repeating: "?", count: listed.count).joined(separator: ",")))"
+                arguments += listed
+            }
+        }
+        let cutoff = policy.maximumDuration.map { now.addingTimeInterval(-$0).timeIntervalSince1970 }
+        let consumedCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM spotlite_transaction WHERE \(consumed)",
+                                             arguments: StatementArguments(arguments)) ?? 0
+        var expiredCount = 0
+        if let cutoff {
+            expiredCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM spotlite_transaction WHERE timestamp < ? AND NOT (\(consumed))",
+                                            arguments: StatementArguments([cutoff] + arguments)) ?? 0
+        }
+        if !dryRun {
+            if let watermark {
+                var request = HistoryDeleteRequest.through(watermark)
+                if !policy.purgesUnlistedAuthors { request = request.onlyAuthors(Set(policy.listedAuthors.map(Optional.some))) }
+                _ = try HistoryPurger.delete(request, dryRun: false, in: db)
+            }
+            if let cutoff {
+                _ = try HistoryPurger.delete(.before(Date(timeIntervalSince1970: cutoff)), dryRun: false, in: db)
+            }
+        }
+        var reasons: [String] = []
+        if let watermark {
+            reasons.append("every required author has consumed history through token \(watermark) (the lowest position is \(laggard!)'s)")
+        } else if policy.requiredAuthors.isEmpty {
+            reasons.append("no required authors are configured, so no history is known to be consumed")
+        } else {
+            reasons.append("nothing is known to be consumed until \(missing.joined(separator: ", ")) \(missing.count == 1 ? "records a position" : "record positions")")
+        }
+        if expiredCount > 0 {
+            reasons.append("\(expiredCount) transactions were older than the maximum duration")
+        }
+        let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM spotlite_transaction") ?? 0
+        let deleted = consumedCount + expiredCount
+        return CleanupResult(watermark: watermark, deletedTransactions: deleted,
+                             keptTransactions: dryRun ? total - deleted : total, reason: reasons.joined(separator: "; "))
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import GRDB
+
+/// Upserts records given as JSON Lines into one entity, a batch of lines per history transaction.
+///
+/// Each line is a JSON object whose keys are the entity's columns; it is inserted, or updates the record with the same
+/// key (only the columns it names). An object with `"_delete": true` deletes the record with its key. A batch is
+/// validated whole before it is written, so a malformed line stops the import with its line number: the batches
+/// before it stay committed and nothing of its own batch is.
+public struct RecordImporter: Sendable {
+    /// What an import did.
+    public struct Summary: Sendable, Hashable, Codable {
+        public var entity: String
+        public var inserted = 0
+        public var updated = 0
+        public var deleted = 0
+        public var transactions = 0
+        /// The token of the last transaction the import committed, if it committed any.
+        public var token: HistoryToken?
+        public var lines = 0
+    }
+
+    /// Progress of a running import: lines and bytes read so far, and the input size when known.
+    public struct Progress: Sendable {
+        public var lines: Int
+        public var bytes: Int
+        public var totalBytes: Int?
+    }
+
+    public let store: SpotliteStore
+    public let entity: EntityDescription
+    public var author: String?
+    public var contextName: String?
+    public var batchSize: Int
+
+    public init(store: SpotliteStore, entity: String, author: String? = "importer", contextName: String? = "import",
+                batchSize: Int = 1000) throws {
+        guard let description = store.model.entity(named: entity) else {
+            throw ImportError.unknownEntity(entity, known: store.model.entities.map(\.name))
+        }
+        guard batchSize >= 1 else { throw ImportError.invalidBatchSize(batchSize) }
+        self.store = store
+        self.entity = description
+        self.author = author
+        self.contextName = contextName
+        self.batchSize = batchSize
+    }
+
+    /// Imports the JSON Lines read from `handle` until its end.
+    public func run(from handle: FileHandle, totalBytes: Int? = nil,
+                    progress: (@Sendable (Progress) -> Void)? = nil) throws -> Summary {
+        let columns = try store.read { db in try db.columns(in: entity.name).map(\.name) }
+        let known = Set(columns)
+        var summary = Summary(entity: entity.name)
+        var reader = LineReader(handle: handle)
+        var batch: [PendingRecord] = []
+        batch.reserveCapacity(batchSize)
+        var lineNumber = 0
+        while let line = try reader.next() {
+            lineNumber += 1
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            batch.append(try parse(line, lineNumber: lineNumber, known: known))
+            if batch.count == batchSize {
+                try write(batch, into: &summary)
+                batch.removeAll(keepingCapacity: true)
+                progress?(Progress(lines: lineNumber, bytes: reader.bytesRead, totalBytes: totalBytes))
+            }
+        }
+        if !batch.isEmpty { try write(batch, into: &summary) }
+        summary.lines = lineNumber
+        progress?(Progress(lines: lineNumber, bytes: reader.bytesRead, totalBytes: totalBytes))
+        return summary
+    }
+
+    private struct PendingRecord {
+        var line: Int
+        var key: DatabaseValue
+        var delete: Bool
+        var columns: [String]
+        var values: [DatabaseValue]
+    }
+
+    private func parse(_ line: [UInt8], lineNumber: Int, known: Set<String>) throws -> PendingRecord {
+        guard String(validating: line, as: UTF8.self) != nil else {
+            throw ImportError.malformedLine(lineNumber, "not valid UTF-8 text; convert the file to UTF-8 (e.g. with iconv)")
+        }
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(line), options: [.fragmentsAllowed])
+        } catch {
+            throw ImportError.malformedLine(lineNumber, "not valid JSON (\(Self.reason(of: error)))")
+        }
+        guard let record = object as? [String: Any] else {
+            throw ImportError.malformedLine(lineNumber, "expected a JSON object, found \(Self.kind(of: object))")
+        }
+        var delete = false
+        if let flag = record["_delete"] {
+            guard let number = flag as? NSNumber, JSONNumberKind(number) == .boolean else {
+                throw ImportError.malformedLine(lineNumber, "\"_delete\" must be true or false")
+            }
+            delete = number.boolValue
+        }
+        guard let rawKey = record[entity.key], !(rawKey is NSNull) else {
+            throw ImportError.malformedLine(lineNumber, "the key \"\(entity.key)\" is missing")
+        }
+        let key = try value(of: rawKey, column: entity.key, line: lineNumber)
+        switch (entity.keyType, key.storage) {
+        case (.text, .string), (.integer, .int64): break
+        default:
+            throw ImportError.malformedLine(lineNumber, "the key \"\(entity.key)\" must be \(entity.keyType == .text ? "a string" : "an integer")")
+        }
+        var columns: [String] = []
+        var values: [DatabaseValue] = []
+        if !delete {
+            for name in record.keys.sorted() where name != "_delete" {
+                guard known.contains(name) else {
+                    throw ImportError.malformedLine(lineNumber, "unknown attribute \"\(name)\" for entity \(entity.name); known attributes: \(known.sorted().joined(separator: ", "))")
+                }
+                columns.append(name)
+                values.append(try value(of: record[name]!, column: name, line: lineNumber))
+            }
+        }
+        return PendingRecord(line: lineNumber, key: key, delete: delete, columns: columns, values: values)
+    }
+
+    private func value(of json: Any, column: String, line: Int) throws -> DatabaseValue {
+        switch json {
+        case is NSNull: return .null
+        case let string as String: return string.databaseValue
+        case let number as NSNumber:
+            switch JSONNumberKind(number) {
+            case .boolean: return (number.boolValue ? 1 : 0).databaseValue
+            case .integer: return number.int64Value.databaseValue
+            case .real: return number.doubleValue.databaseValue
+            }
+        case is [Any], is [String: Any]:
+            let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
+            return String(decoding: data, as: UTF8.self).databaseValue
+        default:
+            throw ImportError.malformedLine(line, "unsupported value for \"\(column)\"")
+        }
+    }
+
+    private func write(_ batch: [PendingRecord], into summary: inout Summary) throws {
+        let table = entity.name.quotedDatabaseIdentifier
+        let keyColumn = entity.key.quotedDatabaseIdentifier
+        let counts = try store.write(author: author, context: contextName) { db -> (Int, Int, Int) in
+            var inserted = 0, updated = 0, deleted = 0
+            let exists = try db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE \(keyColumn) = ?")
+            let delete = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(keyColumn) = ?")
+            for record in batch {
+                if record.delete {
+                    try delete.execute(arguments: [record.key])
+                    deleted += db.changesCount
+                    continue
+                }
+                let found = try Bool.fetchOne(exists, arguments: [record.key]) ?? false
+                let columnList = record.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+                let placeholders = Array(repeating: "?", count: record.columns.count).joined(separator: ", ")
+                let updates = record.columns.filter { $0 != entity.key }
+                    .map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
+                let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", ")
+                let upsert = try db.cachedStatement(sql: "INSERT INTO \(table) (\(columnList)) VALUES (\(placeholders)) ON CONFLICT(\(keyColumn)) \(conflict)")
+                do {
+                    try upsert.execute(arguments: StatementArguments(record.values))
+                } catch let error as DatabaseError {
+                    throw ImportError.malformedLine(record.line, "rejected by the database: \(error.message ?? "\(error)")")
+                }
+                if found { updated += 1 } else { inserted += 1 }
+            }
+            return (inserted, updated, deleted)
+        }
+        summary.inserted += counts.0
+        summary.updated += counts.1
+        summary.deleted += counts.2
+        summary.transactions += 1
+        if let token = try store.currentToken() { summary.token = token }
+    }
+
+    private static func kind(of value: Any) -> String {
+        switch value {
+        case is [Any]: return "an array"
+        case is String: return "a string"
+        case is NSNull: return "null"
+        default: return "a number or boolean"
+        }
+    }
+
+    private static func reason(of error: Error) -> String {
+        let nsError = error as NSError
+        return (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? nsError.localizedDescription
+    }
+}
+
+/// What a number from JSONSerialization was in the JSON text: Foundation bridges booleans, integers and reals to
+/// NSNumber alike, and only the Objective-C type code tells them apart (`true` is not `1`).
+private enum JSONNumberKind {
+    case boolean, integer, real
+
+    init(_ number: NSNumber) {
+        switch String(cString: number.objCType) {
+        case "c", "B": self = .boolean
+        case "d", "f": self = .real
+        default: self = .integer
+        }
+    }
+}
+
+/// Errors of an import. Each names the line and what to fix.
+public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    case unknownEntity(String, known: [String])
+    case invalidBatchSize(Int)
+    case malformedLine(Int, String)
+    case unreadable(String)
+
+    public var description: String {
+        switch self {
+        case let .unknownEntity(name, known):
+            return "unknown entity \"\(name)\"; the configuration describes: \(known.isEmpty ? "no entities" : known.joined(separator: ", "))"
+        case let .invalidBatchSize(size):
+            return "invalid batch size \(size); use a number of lines of at least 1"
+        case let .malformedLine(line, reason):
+            return "line \(line): \(reason); the batches before this line were committed, fix the line and import again"
+        case let .unreadable(reason):
+            return "cannot read the input: \(reason)"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,160 @@
+import ArgumentParser
+import Foundation
+import SpotliteSearch
+import SpotliteStore
+
+struct IndexCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "index",
+        abstract: "Build, update, follow, inspect or delete the search index.",
+        subcommands: [Update.self, Rebuild.self, Watch.self, Status.self, Delete.self]
+    )
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Apply the history since the index's token; rebuild first when needed (and say why).")
+
+        @Flag(help: "Print the summary as JSON.") var json = false
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            try await IndexCommand.runUpdate(options: options, json: json, rebuild: false)
+        }
+    }
+
+    struct Rebuild: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Build a fresh index from the store's rows beside the live one and switch to it atomically.")
+
+        @Flag(help: "Print the summary as JSON.") var json = false
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            try await IndexCommand.runUpdate(options: options, json: json, rebuild: true)
+        }
+    }
+
+    static func runUpdate(options: GlobalOptions, json: Bool, rebuild: Bool) async throws {
+        let environment = try CommandEnvironment(options: options)
+        let store = try environment.openStore(create: false)
+        let indexer = try environment.makeIndexer(store: store)
+        let bar = ProgressBar(label: "Indexing", unit: "records", enabled: environment.showsProgress)
+        await indexer.setProgressHandler { bar.update(done: $0.done, total: $0.total) }
+        let summary = rebuild ? try await indexer.rebuild() : try await indexer.update()
+        bar.finish()
+        if json {
+            JSONOutput.print(encodable: summary)
+        } else {
+            printSummary(summary, indexPath: indexer.indexPath)
+        }
+    }
+
+    static func printSummary(_ summary: IndexUpdateSummary, indexPath: String) {
+        if summary.rebuilt {
+            print("Rebuilt \(indexPath): \(summary.reason ?? "requested").")
+        }
+        print("Index at token \(summary.token.map { "\($0)" } ?? "0"): \(Terminal.number(summary.transactions)) transactions, \(Terminal.number(summary.changes)) changes applied; \(Terminal.number(summary.indexed)) documents indexed, \(Terminal.number(summary.deleted)) deleted in \(Terminal.duration(summary.seconds)).")
+    }
+
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Keep the index up to date until SIGINT or SIGTERM, reacting to writes from any process.",
+            discussion: "Logs one line per applied batch on stderr (one JSON line per batch on stdout with --json). On SIGINT or SIGTERM it finishes the batch in progress and exits 0.")
+
+        @Flag(help: "Print one JSON line per applied batch.") var json = false
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let environment = try CommandEnvironment(options: options)
+            let store = try environment.openStore(create: false)
+            let indexer = try environment.makeIndexer(store: store)
+            let updates = indexer.indexUpdates()
+            let stop = SignalWaiter(signals: [SIGINT, SIGTERM])
+            try await indexer.start()
+            if !json { Terminal.log("Watching \(store.path) → \(indexer.indexPath) (Ctrl-C to stop)") }
+            let printer = Task {
+                var previous = IndexUpdateSummary()
+                for await update in updates {
+                    let summary = update.summary
+                    if json {
+                        JSONOutput.print(encodable: summary)
+                    } else {
+                        let indexed = summary.indexed - previous.indexed, deleted = summary.deleted - previous.deleted
+                        Terminal.log("\(ISO8601.string(from: Date())) token \(update.token.map { "\($0)" } ?? "0"): \(max(0, indexed)) indexed, \(max(0, deleted)) deleted\(summary.rebuilt && !previous.rebuilt ? " (rebuilt: \(summary.reason ?? ""))" : "")")
+                    }
+                    previous = summary
+                }
+            }
+            await stop.wait()
+            await indexer.stop()
+            printer.cancel()
+            if let error = await indexer.lastError { Terminal.log("last error: \(error)") }
+            if !json { Terminal.log("Stopped.") }
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the index's documents and token against the store, and every author's position.")
+
+        @Flag(help: "Print the status as JSON.") var json = false
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let environment = try CommandEnvironment(options: options)
+            let store = try environment.openStore(create: false)
+            try environment.requireEntities()
+            let status = try IndexStatus(store: store, configuration: environment.configuration)
+            if json {
+                JSONOutput.print(status.jsonObject)
+                return
+            }
+            print(IndexCommand.render(status))
+        }
+    }
+
+    static func render(_ status: IndexStatus) -> String {
+        var rows: [(String, String)] = [
+            ("Index", status.index + (status.exists ? "" : " (not built yet: run `spotlite index update`)")),
+            ("Documents", Terminal.number(status.documents)),
+            ("Token", status.token.map { "\($0)" } ?? "0"),
+            ("Store token", status.storeToken.map { "\($0)" } ?? "0"),
+            ("Pending", "\(Terminal.number(status.pendingTransactions)) transactions"),
+            ("Oldest history", status.oldestHistoryToken.map { "token \($0)" } ?? "none"),
+            ("Fingerprint", (status.fingerprint ?? "-") + (status.fingerprint != nil && status.fingerprint != status.configurationFingerprint ? " (configuration changed: next update rebuilds)" : "")),
+            ("Last update", status.updatedAt.map { ISO8601.string(from: $0) } ?? "never"),
+        ]
+        let width = rows.map(\.0.count).max() ?? 0
+        var lines = rows.map { Terminal.strong($0.0.padding(toLength: width, withPad: " ", startingAt: 0)) + "  " + $0.1 }
+        lines.append("")
+        if status.checkpoints.isEmpty {
+            lines.append("No author positions recorded.")
+        } else {
+            rows = status.checkpoints.map { ($0.author, "\($0.token)") }
+            let authorWidth = max(6, rows.map(\.0.count).max() ?? 0)
+            let tokenWidth = max(5, rows.map(\.1.count).max() ?? 0)
+            lines.append(Terminal.strong("Author".padding(toLength: authorWidth, withPad: " ", startingAt: 0) + "  " + "Token".padding(toLength: tokenWidth, withPad: " ", startingAt: 0) + "  Timestamp"))
+            for position in status.checkpoints {
+                lines.append(position.author.padding(toLength: authorWidth, withPad: " ", startingAt: 0) + "  "
+                             + "\(position.token)".padding(toLength: tokenWidth, withPad: " ", startingAt: 0) + "  "
+                             + ISO8601.string(from: position.timestamp))
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove the index and the indexer's position in the store (cleanup stops waiting for it).")
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let environment = try CommandEnvironment(options: options)
+            let store = try environment.openStore(create: false)
+            let indexer = try environment.makeIndexer(store: store)
+            try await indexer.deleteIndex()
+            print("Deleted the index at \(indexer.indexPath) and the position of \(environment.configuration.indexer.author).")
+        }
+    }
+}
