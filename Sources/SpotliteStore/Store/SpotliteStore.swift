@@ -58,7 +58,11 @@ public final class SpotliteStore: Sendable {
             storeID = try pool.read { db in
                 let storeID = try HistorySchema.verify(db, path: url.path)
                 for entity in model.entities {
-                    _ = try EntitySchema.prepare(entity, in: db, creatingTable: false)
+                    let columns = try EntitySchema.prepare(entity, in: db, creatingTable: false)
+                    if try !HistoryTriggers.areInstalled(for: entity, columns: columns.map(\.name), in: db) {
+                        options.logger?.warning(
+                            "the history triggers of \(entity.name) in \(url.path) differ from this model's; open the store once without readOnly to update them")
+                    }
                 }
                 return storeID
             }
