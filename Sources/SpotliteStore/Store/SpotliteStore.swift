@@ -10,6 +10,12 @@ import GRDB
 /// history fetch, or promptly by the change watcher of any writable handle with subscribers; foreign commits
 /// landing between two seals share one transaction.
 ///
+/// Other limits, all SQLite's: `INSERT OR REPLACE` over an existing row is recorded as an insert of that key
+/// (SQLite runs no delete trigger for the replaced row), so consumers should treat an insert as an upsert.
+/// Columns added to a tracked table are tracked from the next time a writable handle opens the store.
+/// Triggers of tables that are no longer in the model are left in place, since another program may still
+/// track them; drop `spotlite_<Entity>_*` triggers by hand to stop recording such a table.
+///
 /// ```swift
 /// let store = try SpotliteStore(path: "Index/store.sqlite", model: model)
 /// try store.write(author: "app", context: "batchContext") { db in
