@@ -4,8 +4,11 @@ import GRDB
 /// Measures what history capture costs: the same batched upserts into a plain WAL database and into a
 /// ``SpotliteStore`` (triggers recording every row), in temporary files that are removed afterwards.
 public enum CaptureBenchmark {
+    /// The timings of one benchmark run.
     public struct Result: Sendable, Hashable, CustomStringConvertible {
+        /// Rows upserted per run.
         public var rows: Int
+        /// Write transactions per run.
         public var batches: Int
         /// Best time over the rounds, without capture.
         public var plainSeconds: Double
@@ -24,6 +27,7 @@ public enum CaptureBenchmark {
         }
     }
 
+    /// A corpus that cannot be used.
     public enum Failure: Error, CustomStringConvertible {
         case unreadableCorpus(path: String, reason: String)
         case malformedLine(path: String, line: Int)

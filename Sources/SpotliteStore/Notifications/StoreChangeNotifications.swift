@@ -10,6 +10,7 @@ public struct StoreChangeNotifications: AsyncSequence, Sendable {
 
     let stream: AsyncStream<StoreChangeNotification>
 
+    /// Iterates the notifications of one subscription.
     public struct AsyncIterator: AsyncIteratorProtocol {
         public typealias Element = StoreChangeNotification
         public typealias Failure = Never

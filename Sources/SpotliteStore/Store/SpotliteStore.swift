@@ -28,7 +28,9 @@ public final class SpotliteStore: Sendable {
     public let path: String
     /// A UUID created with the store's history tables; it changes when the file is re-created.
     public let storeID: String
+    /// The entities this handle tracks.
     public let model: StoreModel
+    /// The options the store was opened with.
     public let options: StoreOptions
     /// The underlying pool, for advanced reads. Writes made through it directly are recorded like foreign
     /// writes (no author) unless made through ``write(author:context:_:)``.
