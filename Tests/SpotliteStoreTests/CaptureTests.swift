@@ -145,6 +145,19 @@ struct CaptureTests {
         #expect(changes.last?.updatedColumns == ["summary"])
     }
 
+    /// SQLite runs no delete trigger for the row REPLACE removes (recursive triggers are off by default, and
+    /// other programs would not turn them on): the new row is recorded as an insert of an existing key.
+    @Test func insertOrReplaceOfAnExistingRowIsRecordedAsAnInsert() throws {
+        let test = try TestStore()
+        try test.insertPackage("zsh", summary: "old")
+        try test.store.write(author: "importer") { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO Package (name, summary) VALUES ('zsh', 'new')")
+        }
+        let changes = try test.allHistory().flatMap(\.changes)
+        #expect(changes.map(\.changeType) == [.insert, .insert])
+        #expect(changes.map(\.key) == ["zsh".databaseValue, "zsh".databaseValue])
+    }
+
     @Test func batchSQLOfTenThousandRowsIsOneTransaction() throws {
         let test = try TestStore()
         let rows = 10_000

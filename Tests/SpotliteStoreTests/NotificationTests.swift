@@ -139,4 +139,34 @@ struct NotificationTests {
         try SQLiteShell.run(test.path, "INSERT INTO Package (name) VALUES ('after-restart');")
         #expect(await firstNotification(from: again) != nil)
     }
+
+    @Test func sequenceEndsWhenTheStoreIsReleased() async throws {
+        let directory = try TemporaryDirectory()
+        var store: SpotliteStore? = try SpotliteStore(path: directory.path("store.sqlite"), model: Fixtures.model)
+        let notifications = try #require(store).changeNotifications()
+        let consumer = Task {
+            var count = 0
+            for await _ in notifications { count += 1 }
+            return count
+        }
+        try store?.write(author: "app") { db in try db.execute(sql: "INSERT INTO Package (name) VALUES ('x')") }
+        store = nil
+        let received = await firstValue(of: consumer, timeout: .seconds(5))
+        #expect(received == 1, "the sequence delivered the write, then ended")
+    }
+}
+
+/// The task's value, or nil if it has not finished after `timeout`.
+func firstValue<Value: Sendable>(of task: Task<Value, Never>, timeout: Duration) async -> Value? {
+    await withTaskGroup(of: Value?.self) { group in
+        group.addTask { await task.value }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        if first == nil { task.cancel() }
+        return first
+    }
 }

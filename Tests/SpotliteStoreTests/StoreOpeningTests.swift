@@ -148,6 +148,17 @@ struct StoreOpeningTests {
         }
     }
 
+    @Test func readOnlyStoreOpensAFileNoOtherHandleHasOpen() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        do {
+            let writer = try SpotliteStore(path: path, model: Fixtures.model)
+            try writer.write(author: "app") { db in try db.execute(sql: "INSERT INTO Package (name) VALUES ('zsh')") }
+        }
+        let reader = try SpotliteStore(path: path, model: Fixtures.model, options: StoreOptions(readOnly: true))
+        #expect(try reader.fetchHistory(.after(nil)).first?.author == "app")
+    }
+
     @Test func readOnlyStoreRequiresTheModelsTables() throws {
         let test = try TestStore(model: StoreModel(entities: [Fixtures.package]))
         #expect(throws: StoreError.missingTable("Item")) {

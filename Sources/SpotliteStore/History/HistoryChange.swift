@@ -10,6 +10,7 @@ public struct HistoryChange: Sendable, Hashable {
     public var entity: String
     /// The key of the changed row, with the type it has in the table (integer or text).
     public var key: DatabaseValue
+    /// Insert, update or delete.
     public var changeType: HistoryChangeType
     /// On updates, the columns whose value changed, in table order; nil otherwise.
     public var updatedColumns: [String]?

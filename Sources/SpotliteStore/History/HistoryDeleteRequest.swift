@@ -6,6 +6,7 @@ import Foundation
 /// highest token ever issued. Consumers whose position is older than deleted history get
 /// ``HistoryError/expiredToken(requested:purgedThrough:)`` on their next fetch.
 public struct HistoryDeleteRequest: Sendable, Hashable {
+    /// Up to where history is deleted.
     public enum Bound: Sendable, Hashable {
         /// Transactions with a smaller token.
         case beforeToken(HistoryToken)
@@ -18,6 +19,7 @@ public struct HistoryDeleteRequest: Sendable, Hashable {
         case throughCommonPosition(of: [String])
     }
 
+    /// Up to where history is deleted.
     public var bound: Bound
     /// Delete only the transactions of these authors (nil in the set: writes by other programs); nil deletes
     /// the transactions of every author.
@@ -28,14 +30,17 @@ public struct HistoryDeleteRequest: Sendable, Hashable {
         self.authors = authors
     }
 
+    /// The transactions older than `token`.
     public static func before(_ token: HistoryToken) -> HistoryDeleteRequest {
         HistoryDeleteRequest(bound: .beforeToken(token))
     }
 
+    /// The transactions up to and including `token`: what a consumer positioned at `token` has processed.
     public static func through(_ token: HistoryToken) -> HistoryDeleteRequest {
         HistoryDeleteRequest(bound: .throughToken(token))
     }
 
+    /// The transactions whose timestamp is before `date`.
     public static func before(_ date: Date) -> HistoryDeleteRequest {
         HistoryDeleteRequest(bound: .beforeDate(date))
     }

@@ -23,7 +23,9 @@ public struct HistoryRequest: Sendable, Hashable {
         case afterDate(Date)
     }
 
+    /// Where the fetch starts.
     public var start: Start
+    /// Which transactions to keep by author.
     public var authors: AuthorFilter
     /// Context names to keep (nil in the set: transactions without a context name); nil keeps every context.
     public var contextNames: Set<String?>?

@@ -5,6 +5,7 @@ import GRDB
 public struct HistoryToken: RawRepresentable, Comparable, Hashable, Sendable, Codable, CustomStringConvertible,
     DatabaseValueConvertible
 {
+    /// The `spotlite_transaction.token` value.
     public var rawValue: Int64
 
     public init(rawValue: Int64) {

@@ -2,6 +2,7 @@ import Foundation
 
 /// One committed write and its changes.
 public struct HistoryTransaction: Sendable, Hashable {
+    /// The transaction's position in history.
     public var token: HistoryToken
     /// When the write started (for writes by other programs: when their first change was made).
     public var timestamp: Date

@@ -1,5 +1,6 @@
 /// The entities a store tracks.
 public struct StoreModel: Sendable, Hashable {
+    /// The tracked entities, each a table of the same name.
     public var entities: [EntityDescription]
 
     public init(entities: [EntityDescription]) {

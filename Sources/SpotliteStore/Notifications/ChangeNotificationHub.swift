@@ -30,7 +30,13 @@ final class ChangeNotificationHub: Sendable {
     }
 
     deinit {
-        state.withLock { $0.monitor?.stop() }
+        // Consumers must not wait forever on a store that is gone: their sequences end.
+        let (monitor, subscribers) = state.withLock { state in
+            defer { state.subscribers = [:] }
+            return (state.monitor, Array(state.subscribers.values))
+        }
+        monitor?.stop()
+        for continuation in subscribers { continuation.finish() }
     }
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }

@@ -3,13 +3,14 @@
 /// Notifications coalesce while the consumer is busy: only the newest waits, and it carries the newest token,
 /// so a consumer that fetches history after its own position after each one misses nothing.
 /// Dropping the sequence, or cancelling the task that iterates it, ends the subscription; the file watcher
-/// stops with the last subscription.
+/// stops with the last subscription. The sequence ends when the store handle is released.
 public struct StoreChangeNotifications: AsyncSequence, Sendable {
     public typealias Element = StoreChangeNotification
     public typealias Failure = Never
 
     let stream: AsyncStream<StoreChangeNotification>
 
+    /// Iterates the notifications of one subscription.
     public struct AsyncIterator: AsyncIteratorProtocol {
         public typealias Element = StoreChangeNotification
         public typealias Failure = Never

@@ -2,6 +2,7 @@ import Foundation
 
 /// How far an author (a consumer such as the indexer) has processed history: a checkpoint kept in the store.
 public struct HistoryPosition: Sendable, Hashable {
+    /// The consumer's author name.
     public var author: String
     /// The last token the author processed.
     public var token: HistoryToken

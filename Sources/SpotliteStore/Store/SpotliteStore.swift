@@ -10,6 +10,12 @@ import GRDB
 /// history fetch, or promptly by the change watcher of any writable handle with subscribers; foreign commits
 /// landing between two seals share one transaction.
 ///
+/// Other limits, all SQLite's: `INSERT OR REPLACE` over an existing row is recorded as an insert of that key
+/// (SQLite runs no delete trigger for the replaced row), so consumers should treat an insert as an upsert.
+/// Columns added to a tracked table are tracked from the next time a writable handle opens the store.
+/// Triggers of tables that are no longer in the model are left in place, since another program may still
+/// track them; drop `spotlite_<Entity>_*` triggers by hand to stop recording such a table.
+///
 /// ```swift
 /// let store = try SpotliteStore(path: "Index/store.sqlite", model: model)
 /// try store.write(author: "app", context: "batchContext") { db in
@@ -22,7 +28,9 @@ public final class SpotliteStore: Sendable {
     public let path: String
     /// A UUID created with the store's history tables; it changes when the file is re-created.
     public let storeID: String
+    /// The entities this handle tracks.
     public let model: StoreModel
+    /// The options the store was opened with.
     public let options: StoreOptions
     /// The underlying pool, for advanced reads. Writes made through it directly are recorded like foreign
     /// writes (no author) unless made through ``write(author:context:_:)``.
@@ -58,7 +66,11 @@ public final class SpotliteStore: Sendable {
             storeID = try pool.read { db in
                 let storeID = try HistorySchema.verify(db, path: url.path)
                 for entity in model.entities {
-                    _ = try EntitySchema.prepare(entity, in: db, creatingTable: false)
+                    let columns = try EntitySchema.prepare(entity, in: db, creatingTable: false)
+                    if try !HistoryTriggers.areInstalled(for: entity, columns: columns.map(\.name), in: db) {
+                        options.logger?.warning(
+                            "the history triggers of \(entity.name) in \(url.path) differ from this model's; open the store once without readOnly to update them")
+                    }
                 }
                 return storeID
             }

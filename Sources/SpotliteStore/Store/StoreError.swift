@@ -35,8 +35,11 @@ public enum StoreError: Error, Hashable, CustomStringConvertible, LocalizedError
 
     /// A column of an existing table whose declared type does not fit the model.
     public struct ColumnMismatch: Sendable, Hashable {
+        /// The column's name.
         public var column: String
+        /// The type the model gives it.
         public var expected: AttributeType
+        /// The type the table declares (empty for none).
         public var declaredType: String
     }
 
