@@ -485,6 +485,7 @@ typedef struct cx_search_options {
     const uint32_t *facet_slots;   /**< Value slots whose values are counted over the matches (may be NULL). */
     size_t facet_slot_count;
     uint32_t max_retries;          /**< Reopen-and-retry attempts after DatabaseModifiedError; 0 means 5. */
+    bool no_retry;                 /**< Fail at once with CX_ERR_DATABASE_MODIFIED instead (max_retries ignored). */
 } cx_search_options;
 
 /** One result. */
@@ -496,7 +497,7 @@ typedef struct cx_hit {
 } cx_hit;
 
 /** Runs `query` over `db`. If the database changes underneath (DatabaseModifiedError), reopens `db` and
- *  retries up to `max_retries` times. Hit data and facet counts are read before returning. Release the
+ *  retries up to `max_retries` times (unless `no_retry`). Hit data and facet counts are read before returning. Release the
  *  result with cx_mset_free. */
 cx_mset *cx_database_search(cx_database *db, const cx_query *query, const cx_search_options *options,
                             cx_error **err) CX_NOEXCEPT;
