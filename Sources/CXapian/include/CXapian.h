@@ -447,7 +447,8 @@ bool cx_query_parser_add_date_range(cx_query_parser *parser, uint32_t slot, cons
  *  CX_ERR_WILDCARD. 0 means unlimited (Xapian's default). */
 bool cx_query_parser_set_max_wildcard_expansion(cx_query_parser *parser, uint32_t limit, cx_error **err) CX_NOEXCEPT;
 
-/** Parses `text` with `flags` (cx_qp_flag_*). Malformed text fails with CX_ERR_QUERY_PARSER. Blank text gives
+/** Parses `text` with `flags` (cx_qp_flag_*), reopening and retrying like cx_database_search when the parser's
+ *  database changes while spelling data is read. Malformed text fails with CX_ERR_QUERY_PARSER. Blank text gives
  *  an empty query (see cx_query_is_empty). Release the result with cx_query_free. */
 cx_query *cx_query_parser_parse(cx_query_parser *parser, const char *text, size_t text_len, unsigned flags,
                                 cx_error **err) CX_NOEXCEPT;
@@ -497,7 +498,8 @@ typedef struct cx_hit {
 } cx_hit;
 
 /** Runs `query` over `db`. If the database changes underneath (DatabaseModifiedError), reopens `db` and
- *  retries up to `max_retries` times (unless `no_retry`). Hit data and facet counts are read before returning. Release the
+ *  retries up to `max_retries` times (unless `no_retry`). When the error is reported instead, `db` is reopened
+ *  before its next read: Xapian 1.4 left alone would answer later searches with no matches and no error. Hit data and facet counts are read before returning. Release the
  *  result with cx_mset_free. */
 cx_mset *cx_database_search(cx_database *db, const cx_query *query, const cx_search_options *options,
                             cx_error **err) CX_NOEXCEPT;
