@@ -45,6 +45,7 @@ let package = Package(
                 "SpotliteStore",
                 "SpotliteSearch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "CXapianTests", dependencies: ["CXapian"]),

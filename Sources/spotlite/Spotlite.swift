@@ -1,5 +1,9 @@
 import ArgumentParser
 import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @main
 struct Spotlite: AsyncParsableCommand {
@@ -22,6 +26,15 @@ struct Spotlite: AsyncParsableCommand {
 
     /// Runs the command; every failure becomes one line on stderr, `spotlite: <problem>; <what to do>`.
     static func main() async {
+        // Log lines go to stderr, and only where someone watches (a terminal, or --progress): stdout stays clean for
+        // JSON and pipes.
+        let showsLogs = isatty(STDERR_FILENO) == 1 || CommandLine.arguments.contains("--progress")
+        LoggingSystem.bootstrap { label in
+            guard showsLogs else { return SwiftLogNoOpLogHandler() }
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .info
+            return handler
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

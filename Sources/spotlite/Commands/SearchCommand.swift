@@ -30,7 +30,7 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(help: "How many hits to skip.")
     var offset = 0
 
-    @Option(help: ArgumentHelp("relevance, FIELD (ascending) or -FIELD (descending), for sortable fields.", valueName: "order"))
+    @Option(help: ArgumentHelp("relevance, FIELD (ascending) or -FIELD (descending, written --sort=-FIELD), for sortable fields.", valueName: "order"))
     var sort = "relevance"
 
     @Option(name: .customLong("facet"), help: ArgumentHelp("Count the values of this facet field among all matches (repeatable).", valueName: "field"))
@@ -102,7 +102,7 @@ struct SearchCommand: AsyncParsableCommand {
         var lines: [String] = []
         if let corrected = results.corrected {
             lines.append("No results for \"\(results.query)\"; showing results for \(Terminal.strong(corrected)).")
-        } else if let suggestion = results.suggestion, !suggestion.isEmpty, suggestion != results.query {
+        } else if results.hits.isEmpty, let suggestion = results.suggestion, !suggestion.isEmpty, suggestion != results.query {
             lines.append("Did you mean \(Terminal.strong(suggestion))?")
         }
         if results.hits.isEmpty {
