@@ -89,3 +89,40 @@ struct CommandWorkflowTests {
         #expect((object["documents"] as? Int ?? 0) > 30)
     }
 }
+
+@Suite("Index lifecycle and progress through the spotlite binary", .serialized)
+struct CommandLifecycleTests {
+    @Test func deleteRemovesIndexAndPositionThenUpdateRebuilds() throws {
+        let tool = try CommandLineTool()
+        defer { tool.remove() }
+        try tool.write(CommandLineTool.packages, to: "packages.jsonl")
+        #expect(try tool.run(["import", "packages.jsonl", "--entity", "Package"]).status == 0)
+        #expect(try tool.run(["index", "update"]).status == 0)
+        let deleted = try tool.run(["index", "delete"])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: tool.path("Index/search/XAPIANDB")))
+        let status = try #require(try tool.run(["index", "status", "--json"]).json() as? [String: Any])
+        #expect(status["documents"] as? Int == 0)
+        #expect((status["checkpoints"] as? [[String: Any]])?.contains { $0["author"] as? String == "spotlite.indexer" } == false)
+        let search = try tool.run(["search", "xapian"])
+        #expect(search.status != 0)
+        #expect(search.stderr.contains("no index"), "\(search.stderr)")
+        let update = try #require(try tool.run(["index", "update", "--json"]).json() as? [String: Any])
+        #expect(update["rebuilt"] as? Bool == true)
+        #expect(update["reason"] as? String == "there is no index yet")
+    }
+
+    @Test func progressFlagShowsBarsOnStderrOnly() throws {
+        let tool = try CommandLineTool()
+        defer { tool.remove() }
+        let many = (0..<3000).map { #"{"name": "pkg\#($0)", "summary": "package number \#($0)"}"# }.joined(separator: "\n") + "\n"
+        try tool.write(many, to: "many.jsonl")
+        let imported = try tool.run(["import", "many.jsonl", "--entity", "Package", "--progress", "--json"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stderr.contains("Importing"), "\(imported.stderr)")
+        #expect((try imported.json() as? [String: Any])?["inserted"] as? Int == 3000, "stdout stays one JSON document")
+        let update = try tool.run(["index", "update", "--progress", "--json"])
+        #expect(update.stderr.contains("3,000/3,000 records"), "\(update.stderr)")
+        #expect((try update.json() as? [String: Any])?["indexed"] as? Int == 3000)
+    }
+}
