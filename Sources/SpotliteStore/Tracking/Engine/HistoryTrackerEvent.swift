@@ -1,7 +1,7 @@
 /// What a tracker did, for apps that show sync state and for tests that wait for a delivery.
 public enum HistoryTrackerEvent: Sendable {
-    /// Transactions were delivered and the position advanced to `position`. `transactions` counts the delivered
-    /// ones (the current author's own transactions outside its batch contexts are passed over, not delivered).
+    /// The position advanced to `position` after `transactions` were delivered. The position may pass over
+    /// transactions that are not for this author (its own, outside its batch contexts), so `transactions` can be 0.
     case delivered(transactions: Int, position: HistoryToken)
     /// A cleanup ran after a change notification.
     case cleaned(CleanupResult)

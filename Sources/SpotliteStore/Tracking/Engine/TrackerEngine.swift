@@ -105,21 +105,23 @@ actor TrackerEngine {
         while true {
             var batch = request
             batch.start = position.map { .afterToken($0) } ?? .beginning
-            let fetched = try store.fetchHistory(batch)
-            guard let last = fetched.last?.token else { return }
-            let deliverable = fetched.filter(isDeliverable)
+            let page = try store.fetchPage(batch)
+            // Past the page's transactions when it is complete: what follows them is not for this author (its own
+            // writes, say), and a position left behind would hold that history back from cleanup.
+            guard let consumed = page.consumedThrough, consumed != position else { return }
+            let deliverable = page.transactions.filter(isDeliverable)
             if !deliverable.isEmpty {
                 try await deliver(deliverable)
             }
             // Only now, after every subscriber succeeded: a failure above leaves the position for a retry.
-            try store.setPosition(last, for: key)
-            position = last
-            summary.position = last
+            try store.setPosition(consumed, for: key)
+            position = consumed
+            summary.position = consumed
             summary.deliveredTransactions += deliverable.count
             log.detailed(
-                "\(configuration.currentAuthor): delivered \(deliverable.count) of \(fetched.count) fetched transactions; position \(key) is now \(last)")
-            events.send(.delivered(transactions: deliverable.count, position: last))
-            if fetched.count < configuration.fetchBatchSize { return }
+                "\(configuration.currentAuthor): delivered \(deliverable.count) of \(page.transactions.count) fetched transactions; position \(key) is now \(consumed)")
+            events.send(.delivered(transactions: deliverable.count, position: consumed))
+            if page.isComplete { return }
         }
     }
 

@@ -115,18 +115,9 @@ public struct HistoryObservation: AsyncSequence, Sendable {
             var request = filter
             request.start = after.map { .afterToken($0) } ?? .beginning
             request.limit = pageSize
-            let query = try HistoryQuery(request)
-            try store.sealIfNeeded()
-            let (page, current) = try store.databasePool.read { db in
-                (try query.transactions(db), try HistoryRecorder.currentToken(db))
-            }
-            if page.count == pageSize {
-                after = page.last?.token
-            } else if let current {
-                // A short page holds every match up to the snapshot's current token: skip to it.
-                after = Swift.max(current, page.last?.token ?? current)
-            }
-            return page
+            let page = try store.fetchPage(request)
+            after = page.consumedThrough ?? after
+            return page.transactions
         }
 
         private mutating func saveConsumed() throws {
