@@ -51,6 +51,11 @@ public final class HistoryTracker: HistoryConsumer, Sendable {
     /// The tracker's position name in the store (``HistoryTrackerConfiguration/positionKey``).
     public var consumerName: String { configuration.positionKey }
 
+    /// How many rounds ended, by what started them (for tests).
+    func finishedRounds(_ trigger: TrackerEngine.Trigger) -> Int {
+        engine.finishedRounds.withLock { $0[trigger] ?? 0 }
+    }
+
     /// Whether the tracker reacts to change notifications.
     public var isRunning: Bool { loop.withLock { $0 != nil } }
 

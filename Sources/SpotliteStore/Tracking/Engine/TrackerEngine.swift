@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Does a tracker's processing: fetch after the position, observe, merge, advance the position, clean.
 ///
@@ -6,7 +7,7 @@ import Foundation
 /// an actor alone would let a second round start while the first is suspended, delivering the same transactions
 /// twice and racing on the position. So rounds queue behind ``enter()``.
 actor TrackerEngine {
-    enum Trigger: Sendable, CustomStringConvertible {
+    enum Trigger: Sendable, Hashable, CustomStringConvertible {
         case start, notification, manual
 
         var description: String {
@@ -23,6 +24,8 @@ actor TrackerEngine {
     nonisolated let registry: TrackerRegistry
     nonisolated let events: TrackerEventBroadcaster
     nonisolated let log: TrackerLog
+    /// Rounds finished so far, by trigger: lets tests know a round ended without watching its side effects.
+    nonisolated let finishedRounds = Mutex<[Trigger: Int]>([:])
 
     private var isBusy = false
     private var queued: [CheckedContinuation<Void, Never>] = []
@@ -50,7 +53,10 @@ actor TrackerEngine {
     /// One round: delivers everything pending, then cleans if the strategy says so after a notification.
     func process(_ trigger: Trigger) async throws -> TrackerPassSummary {
         await enter()
-        defer { leave() }
+        defer {
+            finishedRounds.withLock { $0[trigger, default: 0] += 1 }
+            leave()
+        }
         if case .notification = trigger { notificationCount += 1 }
         log.detailed("\(configuration.currentAuthor): processing history after a \(trigger)")
         var summary = TrackerPassSummary()
