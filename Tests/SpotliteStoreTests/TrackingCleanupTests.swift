@@ -102,7 +102,7 @@ struct TrackingCleanupTests {
 
         // A week and a day ago, a cleanup saw that the watch app had no position.
         let firstSeen = try cleaner.clean(now: now.addingTimeInterval(-8 * Self.day))
-        #expect(firstSeen.absentAuthors == ["watch", "widget"])
+        #expect(firstSeen.absentAuthors == ["app", "watch", "widget"])
 
         let token = try widget.insertPackages(["w"], author: "widget")
         try widget.setPosition(token, for: "widget")

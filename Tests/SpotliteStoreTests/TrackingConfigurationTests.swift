@@ -11,7 +11,7 @@ struct TrackingConfigurationTests {
         let configuration = HistoryTrackerConfiguration(currentAuthor: "app", allAuthors: ["app"])
         #expect(configuration.cleanStrategy == .none)
         #expect(configuration.maximumDuration == .seconds(7 * 86_400))
-        #expect(configuration.cleanupPolicy.maximumDuration == 7 * 86_400)
+        #expect(configuration.cleanupPolicy.maximumDuration == TimeInterval(7 * 86_400))
         #expect(configuration.autoStart)
         #expect(configuration.logLevel == .important)
         #expect(configuration.positionKeyPrefix.isEmpty)

@@ -112,19 +112,20 @@ extension SpotliteStore {
     /// Inserts packages in one transaction and returns its token.
     @discardableResult
     func insertPackages(_ names: [String], author: String?, context: String? = nil) throws -> HistoryToken {
-        try write(author: author, context: context) { db in
-            for name in names {
-                try db.execute(sql: "INSERT INTO Package (name, summary) VALUES (?, ?)", arguments: [name, "about \(name)"])
-            }
-        }
-        return try #require(try currentToken())
+        try run(
+            names.map { "INSERT INTO Package (name, summary) VALUES ('\($0)', 'about \($0)');" }.joined(),
+            author: author, context: context)
     }
 
     /// Runs `sql` as one transaction by `author` and returns its token.
     @discardableResult
     func run(_ sql: String, author: String?, context: String? = nil) throws -> HistoryToken {
-        try write(author: author, context: context) { db in try db.execute(sql: sql) }
-        return try #require(try currentToken())
+        let token = try write(author: author, context: context) { db in
+            try db.execute(sql: sql)
+            // The write's own token (the store's current token may already be another writer's afterwards).
+            return try HistoryToken.fetchOne(db, sql: "SELECT token FROM spotlite_current WHERE id = 1")
+        }
+        return try #require(token)
     }
 
     /// How many transactions history holds.
