@@ -209,13 +209,17 @@ struct TrackingCleanupTests {
         try test.store.setPosition(tokens[5], for: "reader")
 
         // Another process rewinds the reader (it restored its data from a backup) inside a transaction that it
-        // holds open while this process cleans.
+        // holds open until told to commit, while this process cleans.
         let marker = test.directory.path("rewinding")
+        let go = test.directory.path("go")
+        let waitForGo = test.directory.path("wait-for-go.sh")
+        try "for i in $(seq 1 1200); do [ -e '\(go)' ] && exit 0; sleep 0.05; done; exit 1\n"
+            .write(toFile: waitForGo, atomically: true, encoding: .utf8)
         let shell = try SQLiteShell.start(test.path, """
             BEGIN IMMEDIATE;
             UPDATE spotlite_position SET token = \(tokens[1].rawValue) WHERE author = 'reader';
             .shell touch '\(marker)'
-            .shell sleep 1
+            .shell sh '\(waitForGo)'
             COMMIT;
             """)
         #expect(await waitUntil { FileManager.default.fileExists(atPath: marker) })
@@ -223,7 +227,12 @@ struct TrackingCleanupTests {
         // the kit does with its defaults file, would delete what the reader is about to need again.
         #expect(try test.store.position(of: "reader")?.token == tokens[5])
 
-        let result = try tracker.cleaner().clean()
+        let cleaner = tracker.cleaner()
+        let cleaning = Task { try cleaner.clean() }
+        // Let the cleaner run into the other process's lock, then let that process commit.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(FileManager.default.createFile(atPath: go, contents: nil))
+        let result = try await cleaning.value
         _ = try shell.finish()
         #expect(result.watermark == tokens[1])
         #expect(try test.store.fetchHistory(.allRetained).map(\.token) == Array(tokens[2...]))
