@@ -10,9 +10,12 @@ import GRDB
 /// missing, in any process); history older than the maximum duration is deleted regardless. That bounds how long
 /// a lagging or absent author can hold history back; it then gets an expired-token error and resynchronises.
 public struct HistoryCleaner: Sendable {
+    /// The store to clean.
     public let store: SpotliteStore
+    /// Who cleanup waits for and what it deletes.
     public var policy: CleanupPolicy
 
+    /// A cleaner of `store` following `policy`.
     public init(store: SpotliteStore, policy: CleanupPolicy) {
         self.store = store
         self.policy = policy

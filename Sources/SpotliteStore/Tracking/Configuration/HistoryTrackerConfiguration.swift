@@ -55,6 +55,8 @@ public struct HistoryTrackerConfiguration: Sendable {
     /// the position.
     public var fetchBatchSize: Int
 
+    /// A configuration with the kit's defaults: no automatic cleanup, a maximum duration of seven days, detailed
+    /// logging off, started on creation.
     public init(
         currentAuthor: String,
         allAuthors: [String],

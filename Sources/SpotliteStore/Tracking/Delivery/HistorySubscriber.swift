@@ -12,10 +12,12 @@ public protocol HistorySubscriber: Sendable {
 public struct AnyHistorySubscriber: HistorySubscriber {
     private let body: @Sendable ([HistoryTransaction]) async throws -> Void
 
+    /// A subscriber that runs `merge` for each delivery.
     public init(_ merge: @escaping @Sendable ([HistoryTransaction]) async throws -> Void) {
         body = merge
     }
 
+    /// Runs the closure.
     public func merge(_ transactions: [HistoryTransaction]) async throws {
         try await body(transactions)
     }

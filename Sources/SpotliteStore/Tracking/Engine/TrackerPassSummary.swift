@@ -7,6 +7,7 @@ public struct TrackerPassSummary: Sendable, Hashable {
     /// The cleanup that followed, if the clean strategy asked for one.
     public var cleanup: CleanupResult?
 
+    /// A summary of a round.
     public init(deliveredTransactions: Int = 0, position: HistoryToken? = nil, cleanup: CleanupResult? = nil) {
         self.deliveredTransactions = deliveredTransactions
         self.position = position

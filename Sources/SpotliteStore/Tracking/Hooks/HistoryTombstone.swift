@@ -10,6 +10,7 @@ public struct HistoryTombstone: Sendable, Hashable {
     /// When the deleting transaction was written.
     public var deletionDate: Date
 
+    /// A tombstone for the row `key`, deleted at `deletionDate`.
     public init(key: DatabaseValue, values: [String: DatabaseValue], deletionDate: Date) {
         self.key = key
         self.values = values

@@ -18,6 +18,7 @@ public struct ObservedChanges: Sendable, Hashable {
     /// The changes, in change order.
     public var changes: [HistoryChange]
 
+    /// Changes of one entity and operation within the transaction `token`.
     public init(
         token: HistoryToken, timestamp: Date, author: String?, contextName: String?, entity: String,
         operation: HistoryChangeType, changes: [HistoryChange]

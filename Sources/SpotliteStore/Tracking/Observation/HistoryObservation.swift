@@ -30,6 +30,8 @@ public struct HistoryObservation: AsyncSequence, Sendable {
     /// The most transactions read from the store at once.
     public let pageSize: Int
 
+    /// Observes `store` with `filter`'s authors, entities and change types, from `start`, reading at most
+    /// `pageSize` transactions at once.
     public init(store: SpotliteStore, filter: HistoryRequest, start: HistoryObservationStart, pageSize: Int = 200) {
         self.store = store
         self.filter = filter
@@ -37,6 +39,7 @@ public struct HistoryObservation: AsyncSequence, Sendable {
         self.pageSize = Swift.max(1, pageSize)
     }
 
+    /// Starts observing: subscribes to change notifications, then resolves the start.
     public func makeAsyncIterator() -> AsyncIterator {
         // Subscribe before reading the start, so nothing committed in between is missed.
         let notifications = store.changeNotifications().makeAsyncIterator()
@@ -85,6 +88,8 @@ public struct HistoryObservation: AsyncSequence, Sendable {
             self.notifications = notifications
         }
 
+        /// The next matching transaction, waiting for one to be committed; nil once the task is cancelled or the
+        /// store is released. Saves the position of the previous element first (with a saved position).
         public mutating func next() async throws -> HistoryTransaction? {
             guard !isFinished else { return nil }
             do {
