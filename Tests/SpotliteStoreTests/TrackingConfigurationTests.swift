@@ -56,6 +56,15 @@ struct TrackingConfigurationTests {
         #expect(rejection { $0.batchAuthors = ["importer"] } == nil)
     }
 
+    @Test func aReadOnlyStoreCannotBeTracked() throws {
+        let test = try TestStore()
+        let readOnly = try test.reopen(options: StoreOptions(readOnly: true))
+        let configuration = HistoryTrackerConfiguration(currentAuthor: "app", allAuthors: ["app"], autoStart: false)
+        #expect(throws: StoreError.readOnlyStore(operation: "track history (the tracker saves its position in the store)")) {
+            _ = try HistoryTracker(store: readOnly, configuration: configuration)
+        }
+    }
+
     @Test func cleanupPolicyFollowsTheConfiguration() {
         var configuration = HistoryTrackerConfiguration(
             currentAuthor: "app", allAuthors: ["app", "widget", "importer"], batchAuthors: ["importer"],

@@ -31,10 +31,14 @@ public final class HistoryTracker: HistoryConsumer, Sendable {
 
     /// Creates a tracker, started at once when ``HistoryTrackerConfiguration/autoStart`` is set.
     ///
-    /// - Throws: ``TrackerError`` when the configuration cannot work.
+    /// - Throws: ``TrackerError`` when the configuration cannot work; ``StoreError/readOnlyStore(operation:)`` for a
+    ///   read-only store, where no position can be saved.
     public init(store: SpotliteStore, configuration: HistoryTrackerConfiguration,
                 subscribers: [any HistorySubscriber] = []) throws {
         try configuration.validate()
+        guard !store.options.readOnly else {
+            throw StoreError.readOnlyStore(operation: "track history (the tracker saves its position in the store)")
+        }
         self.store = store
         self.configuration = configuration
         registry = TrackerRegistry(subscribers: subscribers)
