@@ -228,7 +228,13 @@ struct TrackingCleanupTests {
         #expect(try test.store.position(of: "reader")?.token == tokens[5])
 
         let cleaner = tracker.cleaner()
-        let cleaning = Task { try cleaner.clean() }
+        // On a thread of its own: the clean blocks while it waits for the lock, and must not hold one of the few
+        // cooperative threads this test needs to go on.
+        let cleaning = Task {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(with: Result { try cleaner.clean() }) }
+            }
+        }
         // Let the cleaner run into the other process's lock, then let that process commit.
         try await Task.sleep(for: .milliseconds(300))
         #expect(FileManager.default.createFile(atPath: go, contents: nil))

@@ -47,7 +47,8 @@ struct ConfigurationDecoder {
         result.batchAuthors = try strings(history, "batch_authors", expected: Expectation.authorList) ?? []
         result.mirrorAuthors = try strings(history, "mirror_authors", expected: Expectation.authorList) ?? []
         if let text = try string(history, "maximum_duration", expected: Expectation.duration) {
-            result.maximumDuration = try duration(text, at: history.path.appending("maximum_duration"))
+            // "none" keeps unconsumed history forever: a lagging author then holds cleanup back indefinitely.
+            result.maximumDuration = text == "none" ? nil : try duration(text, at: history.path.appending("maximum_duration"))
         }
         if let clean = history.table["clean"] {
             result.clean = try decodeClean(clean, at: history.path.appending("clean"))
