@@ -119,6 +119,10 @@ struct MigrateCommandTests {
         let found = try #require(try tool.run(["search", "Pharrell", "--json"]).json() as? [String: Any])
         #expect((found["hits"] as? [[String: Any]])?.map { $0["entity"] as? String } == ["Artist"])
 
+        // Once migrated, the stage's file is no longer needed.
+        try FileManager.default.removeItem(atPath: tool.path("config/v1-v2.sql"))
+        #expect(try tool.run(["index", "update"]).status == 0)
+        #expect(try tool.run(["migrate", "status"]).stdout.contains("Up to date"))
         let history = try #require(try tool.run(["history", "list", "--author", "spotlite.migration", "--json"]).json() as? [[String: Any]])
         #expect(history.count == 1)
         #expect(history.first?["context"] as? String == "migration v1 → v2")
@@ -128,6 +132,12 @@ struct MigrateCommandTests {
     @Test func aFailingStageIsReportedAndTheStoreStaysAtItsVersion() throws {
         let tool = try Self.makeVersion1Library()
         defer { tool.remove() }
+        try FileManager.default.removeItem(atPath: tool.path("config/v1-v2.sql"))
+        #expect(try tool.run(["migrate", "status"]).stdout.contains("1 pending stage"), "status needs no SQL file")
+        let missing = try tool.run(["migrate", "run"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("model.stages[1].did_migrate: cannot read the migration file"), "\(missing.stderr)")
+
         try tool.write("INSERT INTO Artist (id, name) VALUES ('x', 'X');\nINSERT INTO Missing VALUES (1);", to: "config/v1-v2.sql")
         let failed = try tool.run(["migrate", "run"])
         #expect(failed.status == 1)

@@ -221,6 +221,19 @@ struct MigrationConfigurationTests {
         #expect(error?.description.contains(folder.path + "/migrations/v1-v2.sql") == true)
     }
 
+    @Test func withoutLoadingSQLFilesAManagerChecksStatusButRefusesToRunACustomStage() throws {
+        let folder = try Folder(sql: nil)
+        defer { folder.remove() }
+        let storePath = folder.path + "/store.sqlite"
+        let version1 = try folder.load("[model]\nversion = \"v1\"\n\n" + MusicLibraryFile.version1Entities)
+        _ = try SpotliteStore(path: storePath, migrationManager: try #require(try version1.stagedMigrationManager()))
+        let manager = try #require(try folder.load().stagedMigrationManager(loadingSQLFiles: false))
+        #expect(try manager.status(ofStoreAtPath: storePath).pendingStages.count == 2)
+        let error = #expect(throws: MigrationError.self) { try manager.migrateStore(atPath: storePath) }
+        #expect(error?.description.contains("was not loaded") == true, "\(String(describing: error))")
+        #expect(try manager.status(ofStoreAtPath: storePath).storeVersion?.name == "v1")
+    }
+
     /// A document whose `[model]` is `model`, with the v3 entities.
     private static func document(_ model: String) -> String {
         model + "\n\n" + MusicLibraryFile.entities

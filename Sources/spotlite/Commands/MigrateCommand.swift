@@ -29,7 +29,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
         func run() async throws {
             let environment = try CommandEnvironment(options: options)
-            let manager = try environment.requireMigrationManager()
+            let manager = try environment.requireMigrationManager(loadingSQLFiles: false)
             let path = environment.configuration.storePath
             let status = try manager.status(ofStoreAtPath: path, assumingVersion: assumeVersion)
             if json {
@@ -130,8 +130,9 @@ struct MigrateCommand: AsyncParsableCommand {
 
 extension CommandEnvironment {
     /// The manager of the configuration's `[model]`, or a failure saying how to add one.
-    func requireMigrationManager() throws -> StagedMigrationManager {
-        guard let manager = try configuration.stagedMigrationManager(source: configurationSource ?? "configuration") else {
+    func requireMigrationManager(loadingSQLFiles: Bool = true) throws -> StagedMigrationManager {
+        guard let manager = try configuration.stagedMigrationManager(
+            source: configurationSource ?? "configuration", loadingSQLFiles: loadingSQLFiles) else {
             let source = configurationSource.map { "the configuration \($0) has no [model] table" }
                 ?? "there is no configuration (config/spotlite.toml is missing)"
             throw CommandFailure(message: "\(source); add [model] with the version [entities] describe, older versions and stages (see docs/migrations.md)")
@@ -152,7 +153,9 @@ extension CommandEnvironment {
     /// Opens the store at the configuration's model. With `[model]`, a store that needs migrating is refused (other
     /// commands never migrate behind the user's back), and a new one is created at the newest version.
     func openModelStore(path: String) throws -> SpotliteStore {
-        guard let manager = try configuration.stagedMigrationManager(source: configurationSource ?? "configuration") else {
+        // Up-to-date stores run no stage, so the SQL files are not needed (nor required to still exist).
+        guard let manager = try configuration.stagedMigrationManager(
+            source: configurationSource ?? "configuration", loadingSQLFiles: false) else {
             return try SpotliteStore(path: path, model: configuration.storeModel)
         }
         let status = try manager.status(ofStoreAtPath: path)

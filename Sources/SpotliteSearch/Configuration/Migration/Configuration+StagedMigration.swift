@@ -7,10 +7,14 @@ extension Configuration {
     /// (``SpotliteStore/init(path:migrationManager:options:)``) or run it (`spotlite migrate run`). Nil without
     /// `[model]`.
     ///
-    /// - Parameter source: how errors name this configuration, usually its file.
+    /// - Parameters:
+    ///   - source: how errors name this configuration, usually its file.
+    ///   - loadingSQLFiles: false to leave the SQL files unread, for status checks and for opening a store that is up
+    ///     to date; a custom stage of such a manager fails if it ever runs.
     /// - Throws: ``ConfigurationError`` naming the `[model]` key at fault: versions and stages that do not fit
     ///   together, or a SQL file that cannot be read.
-    public func stagedMigrationManager(source: String = "configuration") throws(ConfigurationError) -> StagedMigrationManager? {
+    public func stagedMigrationManager(source: String = "configuration",
+                                       loadingSQLFiles: Bool = true) throws(ConfigurationError) -> StagedMigrationManager? {
         guard let model else { return nil }
         try validateModel(source: source)
         let versions = modelVersions()
@@ -23,10 +27,10 @@ extension Configuration {
                 continue
             }
             let willMigrate = try stage.willMigrate.map { file throws(ConfigurationError) in
-                try Self.sqlHandler(file: file, keyPath: path + ".will_migrate", source: source)
+                try Self.sqlHandler(file: file, keyPath: path + ".will_migrate", source: source, loading: loadingSQLFiles)
             }
             let didMigrate = try stage.didMigrate.map { file throws(ConfigurationError) in
-                try Self.sqlHandler(file: file, keyPath: path + ".did_migrate", source: source)
+                try Self.sqlHandler(file: file, keyPath: path + ".did_migrate", source: source, loading: loadingSQLFiles)
             }
             stages.append(.custom(migratingFrom: current, to: next, renames: stage.renames,
                                   willMigrate: willMigrate, didMigrate: didMigrate))
@@ -151,10 +155,15 @@ extension Configuration {
         return ConfigurationError(source: source, keyPath: keyPath, kind: kind, message: error.description)
     }
 
-    private static func sqlHandler(file: String, keyPath: String, source: String) throws(ConfigurationError) -> MigrationStage.Handler {
+    private static func sqlHandler(file: String, keyPath: String, source: String,
+                                   loading: Bool) throws(ConfigurationError) -> MigrationStage.Handler {
         func failure(_ reason: String) -> ConfigurationError {
             ConfigurationError(source: source, keyPath: keyPath, kind: .unreadableFile,
                                message: "cannot read the migration file \(file): \(reason); check the path (relative paths start at the current directory)")
+        }
+        guard loading else {
+            let message = "the migration file \(file) was not loaded (stagedMigrationManager(loadingSQLFiles: false)); load it to run this stage"
+            return { _ in throw ConfigurationError(source: source, keyPath: keyPath, kind: .unreadableFile, message: message) }
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else { throw failure("no such file") }
