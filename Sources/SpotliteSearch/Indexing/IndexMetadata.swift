@@ -22,14 +22,12 @@ struct IndexMetadata: Sendable, Hashable {
     var updatedAt: Date?
     var modelVersion: String?
 
-    init(token: HistoryToken?, storeID: String?, fingerprint: String?, format: String?, updatedAt: Date?,
-         modelVersion: String? = nil) {
+    init(token: HistoryToken?, storeID: String?, fingerprint: String?, format: String?, updatedAt: Date?) {
         self.token = token
         self.storeID = storeID
         self.fingerprint = fingerprint
         self.format = format
         self.updatedAt = updatedAt
-        self.modelVersion = modelVersion
     }
 
     init(reading metadata: (String) throws -> String?) throws {
