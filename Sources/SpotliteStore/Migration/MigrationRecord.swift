@@ -14,6 +14,7 @@ public struct MigrationRecord: Sendable, Hashable {
         case custom
     }
 
+    /// What happened.
     public var event: Event
     /// The version before; nil for `created` and `adopted`.
     public var from: ModelVersionID?

@@ -23,6 +23,7 @@ public struct MigrationStage: Sendable, CustomStringConvertible {
         case custom
     }
 
+    /// Lightweight or custom.
     public let kind: Kind
     /// The version the stage starts from.
     public let currentVersion: ModelVersion

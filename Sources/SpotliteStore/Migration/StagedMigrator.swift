@@ -116,12 +116,11 @@ struct StagedMigrator {
     private func run(_ stage: MigrationStage, in db: Database) throws -> MigrationRecord {
         options.logger?.info("migrating \(path): stage \(stage)")
         let changes = try stage.schemaChanges()
-        var token = HistoryToken(rawValue: 0)
-        try phase(.preparation, of: stage) {
+        let token = try phase(.preparation, of: stage) {
             // Foreign changes made before the migration are theirs, not the migration's.
             _ = try HistoryRecorder.sealPendingChanges(db)
             try fitCapture(to: stage.currentVersion.model, in: db)
-            token = try HistoryRecorder.begin(db, author: StagedMigrationManager.author, context: "migration \(stage.name)")
+            return try HistoryRecorder.begin(db, author: StagedMigrationManager.author, context: "migration \(stage.name)")
         }
         try phase(.willMigrate, of: stage) {
             try stage.willMigrateHandler?(db)
@@ -139,17 +138,15 @@ struct StagedMigrator {
         try phase(.didMigrate, of: stage) {
             try stage.didMigrateHandler?(db)
         }
-        var record: MigrationRecord?
-        try phase(.recording, of: stage) {
+        return try phase(.recording, of: stage) {
             try beforeCommit?(db, stage)
             let recordedToken = try HistoryRecorder.end(db, token: token)
             let event: MigrationRecord.Event = stage.kind == .custom ? .custom : .lightweight
-            let entry = MigrationRecord(event: event, from: stage.currentVersion.id, to: stage.nextVersion.id,
-                                        token: recordedToken, date: Date())
-            try MigrationLog.append(entry, in: db)
-            record = entry
+            let record = MigrationRecord(event: event, from: stage.currentVersion.id, to: stage.nextVersion.id,
+                                         token: recordedToken, date: Date())
+            try MigrationLog.append(record, in: db)
+            return record
         }
-        return record!
     }
 
     /// Creates missing tables, checks the others, and installs capture triggers that fit their columns.
@@ -160,9 +157,9 @@ struct StagedMigrator {
         }
     }
 
-    private func phase(_ phase: MigrationError.Phase, of stage: MigrationStage, _ body: () throws -> Void) throws {
+    private func phase<T>(_ phase: MigrationError.Phase, of stage: MigrationStage, _ body: () throws -> T) throws -> T {
         do {
-            try body()
+            return try body()
         } catch let error as MigrationError {
             throw error
         } catch {

@@ -56,7 +56,9 @@ public struct VersionEntityConfiguration: Sendable, Hashable {
 
     /// One column: its name and the field type that gives its SQLite type.
     public struct Column: Sendable, Hashable {
+        /// The column name.
         public var name: String
+        /// The field type whose SQLite type the column had.
         public var type: FieldType
 
         public init(name: String, type: FieldType) {
