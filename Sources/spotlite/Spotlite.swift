@@ -21,7 +21,7 @@ struct Spotlite: AsyncParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [ImportCommand.self, IndexCommand.self, SearchCommand.self, HistoryCommand.self,
-                      DemoCommand.self]
+                      MigrateCommand.self, DemoCommand.self]
     )
 
     /// Runs the command; every failure becomes one line on stderr, `spotlite: <problem>; <what to do>`.

@@ -59,7 +59,7 @@ struct CommandEnvironment {
                 }
             }
         }
-        return try SpotliteStore(path: path, model: configuration.storeModel)
+        return try openModelStore(path: path)
     }
 
     func makeIndexer(store: SpotliteStore) throws -> SpotliteIndexer {

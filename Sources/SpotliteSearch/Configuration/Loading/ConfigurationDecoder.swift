@@ -7,7 +7,7 @@ struct ConfigurationDecoder {
     let source: String
     let order: TOMLKeyOrder
 
-    private static let rootKeys = ["store", "index", "history", "indexer", "entities"]
+    private static let rootKeys = ["store", "index", "history", "indexer", "entities", "model"]
     private static let historyKeys = ["authors", "batch_authors", "mirror_authors", "maximum_duration", "clean"]
     private static let cleanKeys = ["every", "notifications"]
     private static let indexerKeys = ["author", "language", "stopwords", "batch_size"]
@@ -34,6 +34,9 @@ struct ConfigurationDecoder {
             configuration.entities = try orderedKeys(of: entities).map { name throws(ConfigurationError) in
                 try decodeEntity(named: name, in: entities)
             }
+        }
+        if let model = try table(document, "model", expected: "a table ([model])") {
+            configuration.model = try ModelConfigurationDecoder(source: source, order: order).decode(model.table, at: model.path)
         }
         return configuration
     }
