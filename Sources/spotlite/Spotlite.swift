@@ -11,12 +11,12 @@ struct Spotlite: AsyncParsableCommand {
         commandName: "spotlite",
         abstract: "A SQLite store with persistent history, and a search index that follows it.",
         discussion: """
-        Every change to the store, from this command, from your app through the Swift library, or from any other
-        program such as the sqlite3 shell, is recorded as history (token, author, context, changed rows). The search
+        Every change to the store, from this command, from your app through the Swift library, or from any other \
+        program such as the sqlite3 shell, is recorded as history (token, author, context, changed rows). The search \
         index consumes that history: `spotlite index update` applies what changed since it last ran.
 
-        Start with `spotlite demo`, or: `spotlite import packages.jsonl --entity Package`, then
-        `spotlite index update` and `spotlite search xapian`. The store, the index and what gets indexed are set in
+        Start with `spotlite demo`, or: `spotlite import packages.jsonl --entity Package`, then \
+        `spotlite index update` and `spotlite search xapian`. The store, the index and what gets indexed are set in \
         config/spotlite.toml (or --config PATH).
         """,
         version: "0.1.0",

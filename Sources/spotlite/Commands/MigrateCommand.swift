@@ -10,10 +10,10 @@ struct MigrateCommand: AsyncParsableCommand {
         commandName: "migrate",
         abstract: "Show or run the store's model migrations described by the configuration's [model] table.",
         discussion: """
-        [model] names the version [entities] describe, the older versions a store may still be at and the stages
-        between them (see docs/migrations.md). `status` says where the store is and what would run; `run` runs the
-        pending stages, each in one SQLite transaction (an interrupted stage leaves the store at the version before
-        it, and the next run resumes). Data changes of a stage's SQL files are recorded in history under the author
+        [model] names the version [entities] describe, the older versions a store may still be at and the stages \
+        between them (see docs/migrations.md). `status` says where the store is and what would run; `run` runs the \
+        pending stages, each in one SQLite transaction (an interrupted stage leaves the store at the version before \
+        it, and the next run resumes). Data changes of a stage's SQL files are recorded in history under the author \
         spotlite.migration. Other commands refuse a store that needs migrating.
         """,
         subcommands: [Status.self, Run.self]

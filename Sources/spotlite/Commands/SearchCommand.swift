@@ -8,9 +8,9 @@ struct SearchCommand: AsyncParsableCommand {
         commandName: "search",
         abstract: "Search the index.",
         discussion: """
-        The words are joined with spaces and parsed with Xapian's query syntax: words, "phrases", AND/OR/NOT,
-        +must/-mustnot, wildcards foo*, field prefixes name:foo, keyword filters section:utils, ranges size:10..20.
-        Quote the query for your shell when it has quotes or brackets. When a query finds nothing and a spelling
+        The words are joined with spaces and parsed with Xapian's query syntax: words, "phrases", AND/OR/NOT, \
+        +must/-mustnot, wildcards foo*, field prefixes name:foo, keyword filters section:utils, ranges size:10..20. \
+        Quote the query for your shell when it has quotes or brackets. When a query finds nothing and a spelling \
         correction exists, the corrected query is run instead (and said so).
         """
     )

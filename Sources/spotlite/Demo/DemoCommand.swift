@@ -8,9 +8,9 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Build a demonstration store and index under Index/demo/ from this machine's package catalog.",
         discussion: """
-        Reads the Debian package catalog (apt-cache dumpavail, with long descriptions from apt's Translation-en
-        lists when present; a small built-in sample otherwise), imports it as author `importer`, edits a few records
-        as author `editor`, deletes some with the sqlite3 shell (a writer that knows nothing of Spotlite), updates
+        Reads the Debian package catalog (apt-cache dumpavail, with long descriptions from apt's Translation-en \
+        lists when present; a small built-in sample otherwise), imports it as author `importer`, edits a few records \
+        as author `editor`, deletes some with the sqlite3 shell (a writer that knows nothing of Spotlite), updates \
         the index from the history, runs a few searches and shows the index status.
         """
     )
