@@ -11,7 +11,7 @@ struct IndexMetadata: Sendable, Hashable {
     static let updatedAtKey = "spotlite.updated_at"
     static let formatKey = "spotlite.format"
     /// Bump when the document layout changes, so old indexes rebuild.
-    static let format = "1"
+    static let format = "2"
 
     var token: HistoryToken?
     var storeID: String?

@@ -29,25 +29,6 @@ public struct AttributeSet: Sendable, Hashable {
     }
 }
 
-/// A record the indexer is about to index: its entity, key and current row.
-public struct IndexRecord: @unchecked Sendable {
-    public let entity: String
-    public let key: DatabaseValue
-    public let row: Row
-}
-
-/// The override point, like `NSCoreDataCoreSpotlightDelegate.attributeSet(for:)`: decides what a record's document
-/// holds, or leaves the record out of the index.
-///
-/// The database handle is read-only and sees the same snapshot as the row, so values can come from related tables.
-/// Because such values can depend on other rows, every update of a record whose entity has a provider reindexes it
-/// (not only updates of configured columns); a change to a related row alone does not — write to the record (or
-/// rebuild) when a relation changes.
-public protocol IndexDocumentProvider: Sendable {
-    /// The document's values for `record`, or nil to leave it out of the index.
-    func attributeSet(for record: IndexRecord, in db: Database) throws -> AttributeSet?
-}
-
 extension DatabaseValue {
     /// The value as text for indexing, or nil for NULL.
     var indexText: String? {

@@ -78,7 +78,15 @@ public final class IndexSearcher: Sendable {
             state.open = nil
             throw SearchError.indexMissing(path: indexPath)
         }
-        if let open = state.open, open.generation == generation { return open }
+        if let open = state.open, open.generation == generation {
+            // A Xapian reader stays on the revision it opened: move to the newest commit before each search.
+            do {
+                try open.database.reopen()
+            } catch let error as XapianError {
+                throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
+            }
+            return open
+        }
         let database: XapianDatabase
         do {
             database = try XapianDatabase(path: directory.generationPath(generation))
@@ -182,7 +190,7 @@ public final class IndexSearcher: Sendable {
         }
         var facets: [String: [FacetCount]] = [:]
         for field in facetFields {
-            let counts = mset.facets[field.slot!] ?? [:]
+            let counts = Self.facetCounts(mset.facets[field.slot!] ?? [:], multiValued: field.separator != nil)
             facets[field.name] = counts.map { FacetCount(value: $0.key, count: $0.value) }
                 .sorted { $0.count != $1.count ? $0.count > $1.count : $0.value < $1.value }
         }
@@ -196,6 +204,20 @@ public final class IndexSearcher: Sendable {
         let results = SearchResults(query: request.query, total: mset.estimatedTotal, corrected: corrected,
                                     suggestion: suggestion, hits: hits, facets: facets, seconds: 0)
         return (results, mset)
+    }
+
+    /// Counts per value from counts per slot value. A multi-valued keyword's slot holds the document's distinct
+    /// values joined together, so each document counts once for each of its values: exact counts, at the price of
+    /// reading one entry per distinct combination of values.
+    static func facetCounts(_ slotCounts: [String: Int], multiValued: Bool) -> [String: Int] {
+        guard multiValued else { return slotCounts }
+        var counts: [String: Int] = [:]
+        for (joined, count) in slotCounts {
+            for value in joined.split(separator: DocumentBuilder.facetValueSeparator) {
+                counts[String(value), default: 0] += count
+            }
+        }
+        return counts
     }
 
     /// Cuts each hit's snippet from its text, with the query's words marked (Xapian needs the match set for that).
@@ -214,21 +236,19 @@ public final class IndexSearcher: Sendable {
         }
     }
 
-    /// The text of each hit's text fields: from the store's current row when there is a store, else the stored ones.
+    /// The text each hit's snippet is cut from (its entity's snippet fields): from the store's current row when
+    /// there is a store, else from the stored fields.
     private func snippetSources(for hits: [SearchHit]) throws -> [String] {
-        func textFields(of entity: String) -> [IndexSchema.Field] {
-            (schema.entities[entity]?.fields ?? []).filter { $0.type == .text }
+        func storedText(_ hit: SearchHit, _ fields: [IndexSchema.Field]) -> String {
+            fields.compactMap { hit.fields[$0.name]?.description }.joined(separator: "\n")
         }
         guard let store else {
-            return hits.map { hit in
-                textFields(of: hit.entity).compactMap { hit.fields[$0.name]?.description }.joined(separator: "\n")
-            }
+            return hits.map { hit in storedText(hit, schema.entities[hit.entity]?.snippetFields ?? []) }
         }
         return try store.read { db in
             try hits.map { hit in
-                guard let entity = schema.entities[hit.entity] else { return "" }
-                let fields = textFields(of: hit.entity)
-                guard !fields.isEmpty else { return "" }
+                guard let entity = schema.entities[hit.entity], !entity.snippetFields.isEmpty else { return "" }
+                let fields = entity.snippetFields
                 let columns = fields.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")
                 let key: DatabaseValue
                 switch hit.key {
@@ -236,8 +256,10 @@ public final class IndexSearcher: Sendable {
                 case .integer(let number): key = number.databaseValue
                 case .real(let number): key = number.databaseValue
                 }
-                guard let row = try? Row.fetchOne(db, sql: "SELECT \(columns) FROM \(entity.name.quotedDatabaseIdentifier) WHERE \(entity.key.quotedDatabaseIdentifier) = ?", arguments: [key]) else {
-                    return fields.compactMap { hit.fields[$0.name]?.description }.joined(separator: "\n")
+                let sql = "SELECT \(columns) FROM \(entity.name.quotedDatabaseIdentifier) WHERE \(entity.key.quotedDatabaseIdentifier) = ?"
+                guard let row = try Row.fetchOne(db, sql: sql, arguments: [key]) else {
+                    // Deleted since the index was updated: the stored copy is all there is.
+                    return storedText(hit, fields)
                 }
                 return fields.compactMap { (row[$0.name] as DatabaseValue?)?.indexText }.joined(separator: "\n")
             }
