@@ -42,17 +42,22 @@ extension SpotliteIndexer {
         var keepNew = false
         defer { if !keepNew { try? FileManager.default.removeItem(atPath: path) } }
         // A fresh generation nobody reads yet: no fsync per commit, one sync of the whole tree before the switch.
-        let writer = try XapianWritableDatabase(path: path, action: .createOrOverwrite, noSync: true)
-        let builder = try DocumentBuilder(schema: schema, spellingDatabase: writer)
-        let (token, indexed) = try indexSnapshot(writer: writer, builder: builder)
-        try writer.setMetadata(IndexMetadata.tokenText(token), forKey: IndexMetadata.tokenKey)
-        try writer.setMetadata(store.storeID, forKey: IndexMetadata.storeIDKey)
-        try writer.setMetadata(schema.fingerprint, forKey: IndexMetadata.fingerprintKey)
-        try writer.setMetadata(configuration.indexDescription, forKey: IndexMetadata.descriptionKey)
-        try writer.setMetadata(IndexMetadata.format, forKey: IndexMetadata.formatKey)
-        try writer.setMetadata(String(Date().timeIntervalSince1970), forKey: IndexMetadata.updatedAtKey)
-        try writer.commit()
-        try writer.close()
+        let token: HistoryToken?, indexed: Int
+        do {
+            let writer = try XapianWritableDatabase(path: path, action: .createOrOverwrite, noSync: true)
+            let builder = try DocumentBuilder(schema: schema, spellingDatabase: writer)
+            (token, indexed) = try indexSnapshot(writer: writer, builder: builder)
+            try writer.setMetadata(IndexMetadata.tokenText(token), forKey: IndexMetadata.tokenKey)
+            try writer.setMetadata(store.storeID, forKey: IndexMetadata.storeIDKey)
+            try writer.setMetadata(schema.fingerprint, forKey: IndexMetadata.fingerprintKey)
+            try writer.setMetadata(configuration.indexDescription, forKey: IndexMetadata.descriptionKey)
+            try writer.setMetadata(IndexMetadata.format, forKey: IndexMetadata.formatKey)
+            try writer.setMetadata(String(Date().timeIntervalSince1970), forKey: IndexMetadata.updatedAtKey)
+            try writer.commit()
+            try writer.close()
+        } catch let error as XapianError {
+            throw SearchError.engine(type: error.type, message: "\(error.message) while rebuilding the index; the index in use is unchanged")
+        }
         try Self.syncTree(path)
         try directory.makeLive(generation)
         keepNew = true
