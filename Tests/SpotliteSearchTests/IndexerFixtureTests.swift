@@ -259,3 +259,42 @@ func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -
     }
     return try await condition()
 }
+
+/// A program running beside the test, its output collected in files; killed (SIGKILL) if still running when released.
+final class RunningChild {
+    let process = Process()
+    private let outputFile: URL
+    private let errorFile: URL
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-child-\(UUID().uuidString)")
+        outputFile = base.appendingPathExtension("out")
+        errorFile = base.appendingPathExtension("err")
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: outputFile)
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        try? FileManager.default.removeItem(at: outputFile)
+        try? FileManager.default.removeItem(at: errorFile)
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var standardOutput: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
+    var standardError: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for the exit and returns the status, or nil when it is still running after `timeout`.
+    func waitForExit(timeout: Duration = .seconds(60)) async -> Int32? {
+        let finished = await eventually(timeout: timeout) { !process.isRunning }
+        return finished ? process.terminationStatus : nil
+    }
+}
