@@ -119,10 +119,10 @@ final class IndexerSandbox: Sendable {
         return try IndexMetadata(reading: database.metadata(forKey:)).token
     }
 
-    /// The keys of the hits of `query`, best first.
+    /// The keys of the hits of `query`, best first (without spelling correction, so that "nothing" means nothing).
     func keys(_ query: String, searcher: IndexSearcher? = nil, limit: Int = 50) throws -> [String] {
         let searcher = try searcher ?? makeSearcher()
-        return try searcher.search(SearchRequest(query, limit: limit)).hits.map(\.key.description)
+        return try searcher.search(SearchRequest(query, limit: limit, correctsSpelling: false)).hits.map(\.key.description)
     }
 
     /// Runs the `sqlite3` shell on the store: a writer that knows nothing about Spotlite.
