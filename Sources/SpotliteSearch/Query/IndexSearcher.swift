@@ -20,6 +20,8 @@ public final class IndexSearcher: Sendable {
     /// BM25 parameters; see the README's relevance section for how they were chosen.
     let bm25: XapianBM25
     static let wildcardLimit: UInt32 = 1000
+    /// Totals up to this many matches are counted exactly rather than estimated.
+    static let exactTotalThreshold = 100
 
     private final class Open {
         let generation: Int
@@ -162,7 +164,10 @@ public final class IndexSearcher: Sendable {
         }
         let facetFields = try request.facets.map { try schema.facetField(named: $0) }
         let facetSlots = facetFields.compactMap(\.slot)
-        let checkAtLeast = facetSlots.isEmpty ? 0 : try open.database.documentCount()
+        // Facet counts are exact only over every match. Otherwise look at a few more matches than the page needs,
+        // which makes the total exact for small result sets at a negligible cost.
+        let checkAtLeast = facetSlots.isEmpty ? request.offset + max(request.limit, Self.exactTotalThreshold)
+            : try open.database.documentCount()
 
         func execute(_ text: String) throws -> XapianSearchResults {
             let parsed = try parse(text, with: open.parser)
@@ -198,7 +203,7 @@ public final class IndexSearcher: Sendable {
         hits.reserveCapacity(mset.hits.count)
         for hit in mset.hits {
             guard let data = DocumentData(decoding: hit.data) else { continue }
-            hits.append(SearchHit(entity: data.entity, key: data.key, rank: request.offset + hit.rank + 1,
+            hits.append(SearchHit(entity: data.entity, key: data.key, rank: hit.rank + 1,
                                   score: hit.weight, percent: hit.percent, fields: data.fields, snippet: ""))
         }
         let results = SearchResults(query: request.query, total: mset.estimatedTotal, corrected: corrected,
