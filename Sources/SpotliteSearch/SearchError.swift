@@ -20,6 +20,8 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case engine(type: String, message: String)
     /// `deleteIndex()` while live indexing runs.
     case indexingRunning
+    /// A relevance query set (`key<TAB>query` lines) that cannot be read.
+    case invalidQuerySet(source: String, line: Int, reason: String)
 
     public var description: String {
         switch self {
@@ -42,6 +44,8 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "search engine error (\(type)): \(message)"
         case .indexingRunning:
             return "the indexer is running; call stop() before deleting the index"
+        case let .invalidQuerySet(source, line, reason):
+            return "\(source), line \(line): \(reason); each line is KEY<TAB>QUERY (blank lines and lines starting with # are skipped)"
         }
     }
 

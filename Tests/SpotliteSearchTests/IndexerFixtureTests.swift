@@ -41,6 +41,18 @@ final class IndexerSandbox: Sendable {
         store = try SpotliteStore(path: configuration.storePath, model: configuration.storeModel)
     }
 
+    /// A sandbox for `base` (e.g. the shipped config/spotlite.toml) with its store and index moved into it.
+    init(configuration base: Configuration) throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("spotlite-indexer-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var configuration = base
+        configuration.storePath = directory + "/store.sqlite"
+        configuration.indexPath = directory + "/search"
+        self.configuration = configuration
+        store = try SpotliteStore(path: configuration.storePath, model: configuration.storeModel)
+    }
+
     deinit {
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -9,7 +9,9 @@ import Synchronization
 /// Thread-safe: the Xapian handles are owned by a mutex, so a searcher can be shared by tasks (searches run one at a
 /// time per searcher; create several searchers for parallel queries).
 public final class IndexSearcher: Sendable {
+    /// What the index holds and how it was built (fields, prefixes, language, stopwords).
     public let configuration: Configuration
+    /// The index directory.
     public let indexPath: String
     /// When given, snippets are cut from the records' current text in the store; otherwise from stored fields.
     public let store: SpotliteStore?
@@ -17,8 +19,9 @@ public final class IndexSearcher: Sendable {
     let schema: IndexSchema
     private let directory: IndexDirectory
     private let state: Mutex<State>
-    /// BM25 parameters; see the README's relevance section for how they were chosen.
-    let bm25: XapianBM25
+    /// The weighting parameters.
+    public let ranking: RankingOptions
+    private let bm25: XapianBM25
     static let wildcardLimit: UInt32 = 1000
     /// Totals up to this many matches are counted exactly rather than estimated.
     static let exactTotalThreshold = 100
@@ -39,17 +42,24 @@ public final class IndexSearcher: Sendable {
         var open: Open?
     }
 
-    public init(configuration: Configuration, indexPath: String? = nil, store: SpotliteStore? = nil) throws {
+    /// Creates a searcher of the index at `indexPath` (default: the configuration's). Nothing is opened until the
+    /// first search, so a searcher may be created before the index exists.
+    ///
+    /// - Parameters:
+    ///   - store: when given, snippets are cut from the records' current text in the store, so text fields need
+    ///     not be stored in the index.
+    ///   - ranking: the weighting parameters (default: Spotlite's measured defaults).
+    public init(configuration: Configuration, indexPath: String? = nil, store: SpotliteStore? = nil,
+                ranking: RankingOptions = .tuned) throws {
         self.configuration = configuration
         self.indexPath = indexPath ?? configuration.indexPath
         self.store = store
+        self.ranking = ranking
         self.schema = try IndexSchema(configuration: configuration)
         self.directory = IndexDirectory(path: self.indexPath)
-        self.bm25 = IndexSearcher.defaultBM25
+        self.bm25 = ranking.bm25
         self.state = Mutex(State(open: nil))
     }
-
-    static var defaultBM25: XapianBM25 { XapianBM25() }
 
     /// Number of documents in the live generation.
     public func documentCount() throws -> Int {
