@@ -27,12 +27,12 @@ public final class IndexSearcher: Sendable {
     static let exactTotalThreshold = 100
 
     private final class Open {
-        let generation: Int
+        let stub: IndexDirectory.StubIdentity
         let database: XapianDatabase
         let parser: XapianQueryParser
 
-        init(generation: Int, database: XapianDatabase, parser: XapianQueryParser) {
-            self.generation = generation
+        init(stub: IndexDirectory.StubIdentity, database: XapianDatabase, parser: XapianQueryParser) {
+            self.stub = stub
             self.database = database
             self.parser = parser
         }
@@ -86,11 +86,13 @@ public final class IndexSearcher: Sendable {
 
     /// The live generation, opened; reopened when a rebuild switched generations.
     private func currentOpen(_ state: inout State) throws -> Open {
-        guard let generation = directory.liveGeneration else {
+        // Every switch (a rebuild, a deleted and rebuilt index) renames a new stub into place: while the stub is
+        // the same file, so is the generation, and one stat per search is all it costs to know.
+        guard let stub = directory.stubIdentity else {
             state.open = nil
             throw SearchError.indexMissing(path: indexPath)
         }
-        if let open = state.open, open.generation == generation {
+        if let open = state.open, open.stub == stub {
             // A Xapian reader stays on the revision it opened: move to the newest commit before each search.
             do {
                 try open.database.reopen()
@@ -99,6 +101,10 @@ public final class IndexSearcher: Sendable {
             }
             return open
         }
+        guard let generation = directory.liveGeneration else {
+            state.open = nil
+            throw SearchError.indexMissing(path: indexPath)
+        }
         let database: XapianDatabase
         do {
             database = try XapianDatabase(path: directory.generationPath(generation))
@@ -106,7 +112,7 @@ public final class IndexSearcher: Sendable {
             throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
         }
         let parser = try makeParser(database: database)
-        let open = Open(generation: generation, database: database, parser: parser)
+        let open = Open(stub: stub, database: database, parser: parser)
         state.open = open
         return open
     }
@@ -153,7 +159,6 @@ public final class IndexSearcher: Sendable {
         guard request.offset >= 0, request.limit >= 0 else {
             throw SearchError.invalidQuery(query: request.query, reason: "offset and limit must not be negative")
         }
-        try open.parser.setDefaultOperator(request.defaultOperator == .and ? .and : .or)
         var filters: [XapianQuery] = []
         if !request.entities.isEmpty {
             for entity in request.entities { _ = try schema.entity(named: entity) }
@@ -179,7 +184,8 @@ public final class IndexSearcher: Sendable {
         let checkAtLeast = facetSlots.isEmpty ? request.offset + max(request.limit, Self.exactTotalThreshold)
             : try open.database.documentCount()
 
-        func execute(_ text: String) throws -> XapianSearchResults {
+        func execute(_ text: String, _ op: XapianQueryParser.DefaultOperator) throws -> XapianSearchResults {
+            try open.parser.setDefaultOperator(op)
             let parsed = try parse(text, with: open.parser)
             let query = filters.isEmpty ? parsed : try XapianQuery.filter(parsed, by: filters)
             do {
@@ -193,12 +199,18 @@ public final class IndexSearcher: Sendable {
             }
         }
 
-        var mset = try execute(request.query)
+        func isEmpty(_ mset: XapianSearchResults) -> Bool { mset.totalBounds.upperBound == 0 }
+        let firstOperator: XapianQueryParser.DefaultOperator = request.defaultOperator == .or ? .or : .and
+        var mset = try execute(request.query, firstOperator)
         let suggestion = request.correctsSpelling ? try open.parser.correctedQueryString() : nil
+        if isEmpty(mset), request.defaultOperator == .andThenOr {
+            mset = try execute(request.query, .or)
+        }
         var corrected: String?
-        if mset.hits.isEmpty, request.offset == 0, let suggestion, !suggestion.isEmpty, suggestion != request.query {
-            let retried = try execute(suggestion)
-            if !retried.hits.isEmpty {
+        if isEmpty(mset), let suggestion, !suggestion.isEmpty, suggestion != request.query {
+            var retried = try execute(suggestion, firstOperator)
+            if isEmpty(retried), request.defaultOperator == .andThenOr { retried = try execute(suggestion, .or) }
+            if !isEmpty(retried) {
                 mset = retried
                 corrected = suggestion
             }

@@ -22,8 +22,14 @@ public struct SearchRequest: Sendable, Hashable {
     /// How words without an operator combine.
     public var defaultOperator: DefaultOperator
 
+    /// How plain words (without AND, OR, + or -) combine.
     public enum DefaultOperator: String, Sendable, Hashable {
-        case and, or
+        /// Every word must match.
+        case and
+        /// Any word may match; records with more of them rank higher.
+        case or
+        /// Every word must match; when no record has them all, any word may.
+        case andThenOr
     }
 
     public init(_ query: String, entities: [String] = [], filters: [SearchFilter] = [], offset: Int = 0,
