@@ -58,13 +58,23 @@ struct RelevanceTuningTests {
         }
 
         let tuned = try measure("tuned (default)", .tuned)
+        if ProcessInfo.processInfo.environment["SPOTLITE_TUNING_MISSES"] != nil {
+            for outcome in (tuned.description_.outcomes + tuned.summary.outcomes).filter({ ($0.rank ?? 99) > 1 }).prefix(60) {
+                print("miss \(outcome.rank.map(String.init) ?? "-")  \(outcome.judgment.key)  [\(outcome.judgment.query)]  → \(outcome.returnedKeys.prefix(4))")
+            }
+        }
         _ = try measure("xapian defaults", .xapianDefaults)
-        _ = try measure("tuned, AND operator", .tuned, .and)
+        for op in [SearchRequest.DefaultOperator.and, .andThenOr] {
+            _ = try measure("tuned, operator \(op)", .tuned, op)
+        }
         var grid: [Measured] = []
-        for k1 in [0.3, 0.6, 0.9, 1.2, 1.6, 2.2] {
-            for b in [0.2, 0.35, 0.5, 0.65, 0.8, 0.95] {
+        for k1 in [0.1, 0.2, 0.3, 0.45, 0.6] {
+            for b in [0.5, 0.65, 0.8, 0.95] {
                 grid.append(try measure("k1 \(k1) b \(b)", RankingOptions(k1: k1, b: b)))
             }
+        }
+        for minimum in [0.25, 1.0] {
+            grid.append(try measure("tuned, min_normlen \(minimum)", RankingOptions(k1: RankingOptions.tuned.k1, b: RankingOptions.tuned.b, minimumNormalisedLength: minimum)))
         }
         let best = try #require(grid.max { $0.mean < $1.mean })
         print("best of the grid: \(best)")

@@ -33,6 +33,10 @@ public actor SpotliteIndexer {
     /// How long live indexing lets a burst of writes gather before applying them in one update.
     public nonisolated let coalescingDelay: Duration
 
+    private nonisolated let executor = IndexingExecutor(label: "spotlite.indexer")
+    /// Indexing runs on a queue of its own, off Swift's cooperative thread pool (see ``IndexingExecutor``).
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     let schema: IndexSchema
     let directory: IndexDirectory
     let provider: (any IndexDocumentProvider)?

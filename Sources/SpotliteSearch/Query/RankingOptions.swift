@@ -19,7 +19,7 @@ public struct RankingOptions: Sendable, Hashable {
     }
 
     /// Spotlite's measured defaults.
-    public static let tuned = RankingOptions(k1: 1.0, b: 0.5, minimumNormalisedLength: 0.5)
+    public static let tuned = RankingOptions(k1: 0.3, b: 0.65, minimumNormalisedLength: 0.5)
 
     /// Xapian's own BM25 defaults (k1 = 1, b = 0.5, min_normlen = 0.5).
     public static let xapianDefaults = RankingOptions(k1: 1.0, b: 0.5, minimumNormalisedLength: 0.5)
