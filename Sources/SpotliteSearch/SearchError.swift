@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Errors of the indexer and the query API. Each description names the problem and the way out.
 public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
@@ -26,6 +29,9 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     public var description: String {
         switch self {
         case let .indexLocked(path, pid):
+            if let pid, pid == getpid() {
+                return "the index at \(path) is being updated by another indexer in this process (pid \(pid)); stop it (or let its update finish) before updating the index from here"
+            }
             let who = pid.map { " (pid \($0))" } ?? ""
             return "the index at \(path) is being updated by another process\(who); wait for it to finish or stop it (a stopped `index watch` releases it)"
         case let .cannotWrite(path, reason):

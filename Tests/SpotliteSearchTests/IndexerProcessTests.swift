@@ -27,7 +27,7 @@ struct IndexerProcessTests {
                 }
             }
             #expect(error == .indexLocked(path: sandbox.indexPath, holderPID: getpid()), "\(attempt)")
-            #expect(error?.description.contains("is being updated by another process") == true)
+            #expect(error?.description.contains("is being updated by another indexer in this process (pid \(getpid()))") == true)
         }
         #expect(await !second.isIndexingEnabled)
         await first.stop()

@@ -76,6 +76,16 @@ struct RelevanceTuningTests {
         for minimum in [0.25, 1.0] {
             grid.append(try measure("tuned, min_normlen \(minimum)", RankingOptions(k1: RankingOptions.tuned.k1, b: RankingOptions.tuned.b, minimumNormalisedLength: minimum)))
         }
+        // Latency of the product's default request (10 hits, snippets cut from the store), over every query.
+        let searcher = try IndexSearcher(configuration: sandbox.configuration, store: sandbox.store)
+        let queries = (descriptions.judgments + summaries.judgments).map(\.query)
+        for query in queries.prefix(50) { _ = try searcher.search(SearchRequest(query)) }
+        for (label, request) in [("with snippets", { SearchRequest($0) }),
+                                 ("without snippets", { SearchRequest($0, snippet: SnippetOptions(length: 0)) })] {
+            let timed = clock.now
+            for query in queries { _ = try searcher.search(request(query)) }
+            print("mean latency \(label): \((clock.now - timed) / queries.count)")
+        }
         let best = try #require(grid.max { $0.mean < $1.mean })
         print("best of the grid: \(best)")
         #expect(tuned.mean >= best.mean - 0.005, "the tuned defaults trail the best measured parameters: \(best)")

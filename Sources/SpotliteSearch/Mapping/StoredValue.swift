@@ -19,6 +19,15 @@ public enum StoredValue: Sendable, Hashable, CustomStringConvertible, Codable {
         }
     }
 
+    /// The value as SQLite stores it.
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .text(let text): text.databaseValue
+        case .integer(let number): number.databaseValue
+        case .real(let number): number.databaseValue
+        }
+    }
+
     public var description: String {
         switch self {
         case .text(let text): text

@@ -263,34 +263,37 @@ public final class IndexSearcher: Sendable {
         }
     }
 
-    /// The text each hit's snippet is cut from (its entity's snippet fields): from the store's current row when
-    /// there is a store, else from the stored fields.
+    /// The text each hit's snippet is cut from (its entity's snippet fields): from the store's current rows when
+    /// there is a store (one query per entity), else from the stored fields.
     private func snippetSources(for hits: [SearchHit]) throws -> [String] {
-        func storedText(_ hit: SearchHit, _ fields: [IndexSchema.Field]) -> String {
-            fields.compactMap { hit.fields[$0.name]?.description }.joined(separator: "\n")
+        func storedText(_ hit: SearchHit) -> String {
+            (schema.entities[hit.entity]?.snippetFields ?? []).compactMap { hit.fields[$0.name]?.description }
+                .joined(separator: "\n")
         }
-        guard let store else {
-            return hits.map { hit in storedText(hit, schema.entities[hit.entity]?.snippetFields ?? []) }
-        }
-        return try store.read { db in
-            try hits.map { hit in
-                guard let entity = schema.entities[hit.entity], !entity.snippetFields.isEmpty else { return "" }
-                let fields = entity.snippetFields
-                let columns = fields.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")
-                let key: DatabaseValue
-                switch hit.key {
-                case .text(let text): key = text.databaseValue
-                case .integer(let number): key = number.databaseValue
-                case .real(let number): key = number.databaseValue
+        guard let store else { return hits.map(storedText) }
+        var texts = hits.map { _ in "" }
+        try store.read { db in
+            for (name, positions) in Dictionary(grouping: hits.indices, by: { hits[$0].entity }) {
+                guard let entity = schema.entities[name], !entity.snippetFields.isEmpty else { continue }
+                let keyColumn = entity.key.quotedDatabaseIdentifier
+                let columns = entity.snippetFields.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")
+                let placeholders = Array(repeating: "?", count: positions.count).joined(separator: ",")
+                let keys: [DatabaseValue] = positions.map { hits[$0].key.databaseValue }
+                let rows = try Row.fetchAll(db, sql: "SELECT \(keyColumn), \(columns) FROM \(name.quotedDatabaseIdentifier) WHERE \(keyColumn) IN (\(placeholders))",
+                                            arguments: StatementArguments(keys))
+                var byKey: [String: String] = [:]
+                for row in rows {
+                    let key = DocumentIdentity.keyText(row[0])
+                    byKey[key] = entity.snippetFields.compactMap { (row[$0.name] as DatabaseValue?)?.indexText }
+                        .joined(separator: "\n")
                 }
-                let sql = "SELECT \(columns) FROM \(entity.name.quotedDatabaseIdentifier) WHERE \(entity.key.quotedDatabaseIdentifier) = ?"
-                guard let row = try Row.fetchOne(db, sql: sql, arguments: [key]) else {
-                    // Deleted since the index was updated: the stored copy is all there is.
-                    return storedText(hit, fields)
+                for position in positions {
+                    // A record deleted since the index was updated: the stored copy is all there is.
+                    texts[position] = byKey[hits[position].key.description] ?? storedText(hits[position])
                 }
-                return fields.compactMap { (row[$0.name] as DatabaseValue?)?.indexText }.joined(separator: "\n")
             }
         }
+        return texts
     }
 
     /// Xapian escapes snippets for HTML; plain output undoes that (`&amp;` last, so `&amp;lt;` stays `&lt;`).
