@@ -15,16 +15,21 @@ import Foundation
 public struct KnownItemQueryGenerator: Sendable {
     /// A record: its key, and the text queries are drawn from.
     public struct Record: Sendable, Hashable {
+        /// The record's key, as the evaluation compares it with hit keys.
         public var key: String
+        /// The text queries are drawn from (e.g. a description).
         public var text: String
 
+        /// A record with its key and text.
         public init(key: String, text: String) {
             self.key = key
             self.text = text
         }
     }
 
+    /// Words in fewer records than this are too rare to be remembered (unique tokens, typos).
     public var minimumDocumentFrequency = 2
+    /// Words in more than this fraction of the records are too common to identify one.
     public var maximumDocumentFrequencyFraction = 0.02
     /// How many words each query has (each count equally likely).
     public var wordsPerQuery: ClosedRange<Int> = 2...3
@@ -34,6 +39,7 @@ public struct KnownItemQueryGenerator: Sendable {
     private let documentFrequency: [String: Int]
     private let duplicated: Set<Int>
 
+    /// Counts the words of every record; keys are not required to be unique, but duplicates are ambiguous.
     public init(records: [Record]) {
         self.records = records
         words = records.map { Self.words(in: $0.text) }

@@ -6,6 +6,7 @@
 /// print(report.meanReciprocalRank, report.successRate)
 /// ```
 public struct RelevanceEvaluator: Sendable {
+    /// The searcher whose ranking is measured.
     public let searcher: IndexSearcher
     /// Ranks beyond this count as not found (10 for MRR@10 and success@10).
     public var cutoff: Int
@@ -16,6 +17,7 @@ public struct RelevanceEvaluator: Sendable {
     /// Whether queries that find nothing are retried with spelling correction, as the product does.
     public var correctsSpelling: Bool
 
+    /// An evaluator with the product's defaults: cutoff 10, every entity, OR, spelling correction on.
     public init(searcher: IndexSearcher, cutoff: Int = 10, entities: [String] = [],
                 defaultOperator: SearchRequest.DefaultOperator = .or, correctsSpelling: Bool = true) {
         self.searcher = searcher

@@ -5,6 +5,7 @@ public struct RelevanceJudgment: Sendable, Hashable {
     /// The query text, in Xapian's query syntax.
     public var query: String
 
+    /// A judgment: `query` should find the record `key` first.
     public init(key: String, query: String) {
         self.key = key
         self.query = query

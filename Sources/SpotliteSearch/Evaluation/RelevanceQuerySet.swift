@@ -5,8 +5,10 @@ import Foundation
 /// Blank lines and lines starting with `#` are skipped; a line without a tab, or with an empty key or query, is an
 /// error naming the line.
 public struct RelevanceQuerySet: Sendable, Hashable {
+    /// The queries, in file order.
     public var judgments: [RelevanceJudgment]
 
+    /// A set of these judgments.
     public init(_ judgments: [RelevanceJudgment]) {
         self.judgments = judgments
     }

@@ -2,6 +2,7 @@
 public struct RelevanceReport: Sendable, Hashable {
     /// What happened to one query.
     public struct Outcome: Sendable, Hashable {
+        /// The query and the record it should find.
         public var judgment: RelevanceJudgment
         /// The 1-based rank of the wanted record within the cutoff, or nil when it is not there.
         public var rank: Int?
@@ -13,6 +14,7 @@ public struct RelevanceReport: Sendable, Hashable {
 
     /// Ranks beyond this count as not found.
     public var cutoff: Int
+    /// Each query's outcome, in query set order.
     public var outcomes: [Outcome]
 
     /// Number of queries evaluated.

@@ -7,12 +7,15 @@ import GRDB
 /// related tables included. Text and keyword fields take text (a keyword field with a `separator` splits it), number
 /// fields take numbers, date fields take ISO-8601 text, `Date`s or Unix seconds.
 public struct AttributeSet: Sendable, Hashable {
+    /// Values by field name; a field without a value (or NULL) is left out of the document.
     public var values: [String: DatabaseValue]
 
+    /// An attribute set with these values.
     public init(_ values: [String: DatabaseValue] = [:]) {
         self.values = values
     }
 
+    /// The value of `field`.
     public subscript(field: String) -> DatabaseValue? {
         get { values[field] }
         set { values[field] = newValue }

@@ -18,6 +18,7 @@ public protocol IndexDocumentProvider: Sendable {
 }
 
 extension IndexDocumentProvider {
+    /// No record depends on another.
     public func recordsDepending(on entity: String, keys: [DatabaseValue], in db: Database) throws -> [IndexRecordID] {
         []
     }

@@ -17,6 +17,7 @@ public struct IndexRecordID: Sendable, Hashable {
     /// The value of the entity's key column.
     public var key: DatabaseValue
 
+    /// The record of `entity` whose key is `key`.
     public init(entity: String, key: DatabaseValue) {
         self.entity = entity
         self.key = key

@@ -252,13 +252,13 @@ public final class IndexSearcher: Sendable {
         let texts = try snippetSources(for: results.hits)
         for index in results.hits.indices {
             // Control characters never reach the output: an escape sequence in indexed text must not drive a terminal.
-            let text = Self.withoutControlCharacters(texts[index])
+            let text = SnippetText.withoutControlCharacters(texts[index])
             guard !text.isEmpty else { continue }
             var snippet = try mset.snippet(for: text, length: request.snippet.length,
                                            language: schema.language == "none" ? nil : schema.language,
                                            highlightStart: request.snippet.highlightStart,
                                            highlightEnd: request.snippet.highlightEnd)
-            if request.snippet.format == .plain { snippet = Self.plain(snippet) }
+            if request.snippet.format == .plain { snippet = SnippetText.plain(snippet) }
             results.hits[index].snippet = snippet
         }
     }
@@ -294,20 +294,5 @@ public final class IndexSearcher: Sendable {
             }
         }
         return texts
-    }
-
-    /// Xapian escapes snippets for HTML; plain output undoes that (`&amp;` last, so `&amp;lt;` stays `&lt;`).
-    static func plain(_ html: String) -> String {
-        var text = html
-        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")] {
-            text = text.replacingOccurrences(of: entity, with: character)
-        }
-        return text
-    }
-
-    static func withoutControlCharacters(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
-            (scalar.value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(scalar.value) ? " " : scalar
-        }))
     }
 }
