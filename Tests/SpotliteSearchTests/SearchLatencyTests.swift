@@ -25,14 +25,18 @@ struct SearchLatencyTests {
         let searcher = try IndexSearcher(configuration: configuration, store: store)
         let rounds = Int(environment["SPOTLITE_LATENCY_ROUNDS"] ?? "") ?? 3
         let clock = ContinuousClock()
-        for (label, options) in [("without snippets", SnippetOptions(length: 0)), ("with snippets", SnippetOptions())] {
-            for query in queries.prefix(100) { _ = try searcher.search(SearchRequest(query, snippet: options)) }
+        let variants: [(String, SnippetOptions, Bool)] = [
+            ("without snippets", SnippetOptions(length: 0), true), ("with snippets", SnippetOptions(), true),
+            ("without snippets or spelling", SnippetOptions(length: 0), false),
+        ]
+        for (label, options, spelling) in variants {
+            for query in queries.prefix(100) { _ = try searcher.search(SearchRequest(query, snippet: options, correctsSpelling: spelling)) }
             var durations: [Duration] = []
             durations.reserveCapacity(queries.count * rounds)
             for _ in 0..<rounds {
                 for query in queries {
                     let started = clock.now
-                    let results = try searcher.search(SearchRequest(query, snippet: options))
+                    let results = try searcher.search(SearchRequest(query, snippet: options, correctsSpelling: spelling))
                     durations.append(clock.now - started)
                     #expect(results.total >= 0)
                 }

@@ -144,11 +144,13 @@ public final class IndexSearcher: Sendable {
         return parser
     }
 
-    private static let flags: XapianQueryParser.Flags = [.default, .wildcard, .spellingCorrection]
+    private static let flags: XapianQueryParser.Flags = [.default, .wildcard]
 
-    private func parse(_ text: String, with parser: XapianQueryParser) throws -> XapianQuery {
+    /// Parses `text`; with `spelling`, the parser also works out a corrected query string, which costs more than
+    /// the search itself (every word is looked up in the spelling table), so only queries that found nothing ask.
+    private func parse(_ text: String, with parser: XapianQueryParser, spelling: Bool = false) throws -> XapianQuery {
         do {
-            let query = try parser.parse(text, flags: Self.flags)
+            let query = try parser.parse(text, flags: spelling ? Self.flags.union(.spellingCorrection) : Self.flags)
             return query.isEmpty ? try XapianQuery.matchAll() : query
         } catch let error as XapianError {
             throw SearchError.invalidQuery(query: text, reason: error.message)
@@ -202,9 +204,13 @@ public final class IndexSearcher: Sendable {
         func isEmpty(_ mset: XapianSearchResults) -> Bool { mset.totalBounds.upperBound == 0 }
         let firstOperator: XapianQueryParser.DefaultOperator = request.defaultOperator == .or ? .or : .and
         var mset = try execute(request.query, firstOperator)
-        let suggestion = request.correctsSpelling ? try open.parser.correctedQueryString() : nil
         if isEmpty(mset), request.defaultOperator == .andThenOr {
             mset = try execute(request.query, .or)
+        }
+        var suggestion: String?
+        if isEmpty(mset), request.correctsSpelling {
+            _ = try parse(request.query, with: open.parser, spelling: true)
+            suggestion = try open.parser.correctedQueryString()
         }
         var corrected: String?
         if isEmpty(mset), let suggestion, !suggestion.isEmpty, suggestion != request.query {

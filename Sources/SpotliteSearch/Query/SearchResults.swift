@@ -8,7 +8,8 @@ public struct SearchResults: Sendable, Hashable {
     public var total: Int
     /// The spelling correction that produced these results, when the query as given found nothing.
     public var corrected: String?
-    /// A spelling suggestion for the query as given, whether or not it was applied.
+    /// A spelling suggestion ("did you mean"), worked out when the query as given found nothing, whether or not
+    /// the corrected query found something.
     public var suggestion: String?
     /// The hits of the requested page, in order.
     public var hits: [SearchHit]
