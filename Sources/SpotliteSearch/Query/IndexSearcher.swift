@@ -260,7 +260,7 @@ public final class IndexSearcher: Sendable {
             // Control characters never reach the output: an escape sequence in indexed text must not drive a terminal.
             let text = SnippetText.withoutControlCharacters(texts[index])
             guard !text.isEmpty else { continue }
-            var snippet = try mset.snippet(for: text, length: request.snippet.length,
+            var snippet = try mset.querySnippet(for: text, length: request.snippet.length,
                                            language: schema.language == "none" ? nil : schema.language,
                                            highlightStart: request.snippet.highlightStart,
                                            highlightEnd: request.snippet.highlightEnd)
