@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Errors of the indexer and the query API. Each description names the problem and the way out.
 public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
@@ -20,10 +23,15 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case engine(type: String, message: String)
     /// `deleteIndex()` while live indexing runs.
     case indexingRunning
+    /// A relevance query set (`key<TAB>query` lines) that cannot be read.
+    case invalidQuerySet(source: String, line: Int, reason: String)
 
     public var description: String {
         switch self {
         case let .indexLocked(path, pid):
+            if let pid, pid == getpid() {
+                return "the index at \(path) is being updated by another indexer in this process (pid \(pid)); stop it (or let its update finish) before updating the index from here"
+            }
             let who = pid.map { " (pid \($0))" } ?? ""
             return "the index at \(path) is being updated by another process\(who); wait for it to finish or stop it (a stopped `index watch` releases it)"
         case let .cannotWrite(path, reason):
@@ -42,6 +50,8 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "search engine error (\(type)): \(message)"
         case .indexingRunning:
             return "the indexer is running; call stop() before deleting the index"
+        case let .invalidQuerySet(source, line, reason):
+            return "\(source), line \(line): \(reason); each line is KEY<TAB>QUERY (blank lines and lines starting with # are skipped)"
         }
     }
 

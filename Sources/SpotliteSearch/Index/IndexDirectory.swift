@@ -44,6 +44,25 @@ struct IndexDirectory: Sendable {
         return nil
     }
 
+    /// What identifies one version of the stub file: every switch renames a new file over it, which changes the inode.
+    struct StubIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var modified: timespec
+
+        static func == (lhs: StubIdentity, rhs: StubIdentity) -> Bool {
+            lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.modified.tv_sec == rhs.modified.tv_sec
+                && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+        }
+    }
+
+    /// The stub's identity (one `stat`, far cheaper than reading it), or nil when there is no stub.
+    var stubIdentity: StubIdentity? {
+        var info = stat()
+        guard stat(stubPath, &info) == 0 else { return nil }
+        return StubIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), modified: info.st_mtim)
+    }
+
     func generationPath(_ number: Int) -> String {
         path + "/" + Self.generationPrefix + String(format: "%06d", number)
     }

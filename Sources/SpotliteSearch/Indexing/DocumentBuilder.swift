@@ -5,9 +5,12 @@ import GRDB
 ///
 /// Owns a term generator: one builder per thread of work, never shared.
 final class DocumentBuilder {
-    /// Keyword values longer than this are not filterable: Xapian's term limit is 245 bytes, and one failed term
-    /// would discard the whole pending batch.
-    static let maximumKeywordBytes = 200
+    /// Xapian's term length limit (glass backend), where a zero byte counts double. A term over it fails the write
+    /// and discards the whole pending batch, so keyword values that would exceed it are left out of the document.
+    static let maximumTermBytes = 245
+    /// Joins the values of a multi-valued keyword in its facet slot: one slot holds one value, so the values go in
+    /// together and the searcher splits them to count each one.
+    static let facetValueSeparator: Character = "\u{1F}"
 
     let schema: IndexSchema
     private let generator: XapianTermGenerator
@@ -42,11 +45,12 @@ final class DocumentBuilder {
                 }
             case .keyword:
                 if let text = value.indexText, let prefix = field.booleanPrefix {
-                    for keyword in Self.keywords(in: text, separator: field.separator)
-                    where keyword.utf8.count <= Self.maximumKeywordBytes {
-                        try document.addBooleanTerm(prefix + keyword)
+                    let keywords = Self.keywords(in: text, separator: field.separator)
+                        .filter { Self.fitsTermLimit(prefix: prefix, value: $0) }
+                    for keyword in keywords { try document.addBooleanTerm(prefix + keyword) }
+                    if let slot = field.slot, let facetValue = Self.facetValue(keywords, multiValued: field.separator != nil) {
+                        try document.setValue(slot: slot, string: facetValue)
                     }
-                    if let slot = field.slot { try document.setValue(slot: slot, string: text) }
                 }
             case .number:
                 if let slot = field.slot, let number = value.indexNumber { try document.setValue(slot: slot, number: number) }
@@ -60,6 +64,22 @@ final class DocumentBuilder {
         let keyValue = StoredValue(key) ?? .text(DocumentIdentity.keyText(key))
         try document.setData(DocumentData(entity: entity.name, key: keyValue, fields: stored).encoded())
         return (idTerm, document)
+    }
+
+    /// Whether `prefix + value` is a term Xapian accepts.
+    static func fitsTermLimit(prefix: String, value: String) -> Bool {
+        var cost = prefix.utf8.count
+        for byte in value.utf8 { cost += byte == 0 ? 2 : 1 }
+        return cost <= maximumTermBytes
+    }
+
+    /// What a keyword facet's value slot holds: the single value, or the distinct values joined by
+    /// ``facetValueSeparator`` (values containing it are left out of the facet, though still filterable).
+    static func facetValue(_ keywords: [String], multiValued: Bool) -> String? {
+        guard multiValued else { return keywords.first }
+        var seen = Set<String>()
+        let values = keywords.filter { !$0.contains(facetValueSeparator) && seen.insert($0).inserted }
+        return values.isEmpty ? nil : values.sorted().joined(separator: String(facetValueSeparator))
     }
 
     static func keywords(in text: String, separator: String?) -> [String] {

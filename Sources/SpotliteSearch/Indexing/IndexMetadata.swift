@@ -13,7 +13,7 @@ struct IndexMetadata: Sendable, Hashable {
     /// The store's model version (name and checksum) the documents were built from; absent for unversioned stores.
     static let modelVersionKey = "spotlite.model_version"
     /// Bump when the document layout changes, so old indexes rebuild.
-    static let format = "1"
+    static let format = "2"
 
     var token: HistoryToken?
     var storeID: String?

@@ -3,9 +3,11 @@ import SpotliteStore
 
 /// Where an index stands against its store: the shape of `spotlite index status --json`.
 public struct IndexStatus: Sendable, Hashable {
+    /// The index directory.
     public var index: String
     /// Whether a live index exists.
     public var exists: Bool
+    /// Documents in the live index.
     public var documents: Int
     /// The history token the index reflects.
     public var token: HistoryToken?
@@ -13,12 +15,15 @@ public struct IndexStatus: Sendable, Hashable {
     public var storeToken: HistoryToken?
     /// Transactions committed after the index's token.
     public var pendingTransactions: Int
+    /// The oldest transaction the store still keeps; nil when its history is empty.
     public var oldestHistoryToken: HistoryToken?
     /// The fingerprint the index was built with (nil without an index).
     public var fingerprint: String?
     /// The fingerprint the current configuration asks for.
     public var configurationFingerprint: String
+    /// Every author's saved position in the store, the indexer's included.
     public var checkpoints: [HistoryPosition]
+    /// When the index was last committed.
     public var updatedAt: Date?
 
     /// Reads the status without taking the writer lock: it works while an indexer runs.
@@ -76,14 +81,5 @@ public struct IndexStatus: Sendable, Hashable {
                  "timestamp": ISO8601.string(from: position.timestamp)] as [String: Any]
             },
         ]
-    }
-}
-
-/// ISO-8601 timestamps as the command line prints them (UTC, milliseconds).
-public enum ISO8601 {
-    public static func string(from date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
     }
 }

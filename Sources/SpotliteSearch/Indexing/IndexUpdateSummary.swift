@@ -17,8 +17,10 @@ public struct IndexUpdateSummary: Sendable, Hashable, Codable {
     public var rebuilt = false
     /// Why it was rebuilt.
     public var reason: String?
+    /// How long the update took.
     public var seconds: Double = 0
 
+    /// An empty summary: nothing done yet.
     public init() {}
 
     enum CodingKeys: String, CodingKey {
@@ -40,12 +42,16 @@ public struct IndexUpdateSummary: Sendable, Hashable, Codable {
 
 /// Posted after every commit of the index: the history token it reflects now (Core Spotlight's index-did-update).
 public struct IndexDidUpdate: Sendable, Hashable {
+    /// The history token the index reflects after this commit.
     public var token: HistoryToken?
+    /// What the update in progress has done so far, this commit included.
     public var summary: IndexUpdateSummary
 }
 
 /// Progress of a long rebuild: documents done out of the rows to index.
 public struct IndexProgress: Sendable, Hashable {
+    /// Records processed so far.
     public var done: Int
+    /// Records to process.
     public var total: Int
 }

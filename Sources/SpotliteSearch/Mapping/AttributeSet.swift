@@ -7,12 +7,15 @@ import GRDB
 /// related tables included. Text and keyword fields take text (a keyword field with a `separator` splits it), number
 /// fields take numbers, date fields take ISO-8601 text, `Date`s or Unix seconds.
 public struct AttributeSet: Sendable, Hashable {
+    /// Values by field name; a field without a value (or NULL) is left out of the document.
     public var values: [String: DatabaseValue]
 
+    /// An attribute set with these values.
     public init(_ values: [String: DatabaseValue] = [:]) {
         self.values = values
     }
 
+    /// The value of `field`.
     public subscript(field: String) -> DatabaseValue? {
         get { values[field] }
         set { values[field] = newValue }
@@ -27,25 +30,6 @@ public struct AttributeSet: Sendable, Hashable {
         }
         self.values = values
     }
-}
-
-/// A record the indexer is about to index: its entity, key and current row.
-public struct IndexRecord: @unchecked Sendable {
-    public let entity: String
-    public let key: DatabaseValue
-    public let row: Row
-}
-
-/// The override point, like `NSCoreDataCoreSpotlightDelegate.attributeSet(for:)`: decides what a record's document
-/// holds, or leaves the record out of the index.
-///
-/// The database handle is read-only and sees the same snapshot as the row, so values can come from related tables.
-/// Because such values can depend on other rows, every update of a record whose entity has a provider reindexes it
-/// (not only updates of configured columns); a change to a related row alone does not — write to the record (or
-/// rebuild) when a relation changes.
-public protocol IndexDocumentProvider: Sendable {
-    /// The document's values for `record`, or nil to leave it out of the index.
-    func attributeSet(for record: IndexRecord, in db: Database) throws -> AttributeSet?
 }
 
 extension DatabaseValue {

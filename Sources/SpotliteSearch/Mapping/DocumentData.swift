@@ -33,17 +33,14 @@ struct DocumentData: Sendable, Hashable {
         self.fields = fields
     }
 
+    /// Decodes what ``encoded()`` wrote; nil for anything else. Hand-written because it runs for every hit of
+    /// every search: a general JSON parser costs more than the rest of a search.
     init?(decoding data: Data) {
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-              let entity = object["entity"] as? String, let key = object["key"].flatMap(StoredValue.init(json:))
-        else { return nil }
-        self.entity = entity
-        self.key = key
-        var fields: [String: StoredValue] = [:]
-        for (name, value) in (object["fields"] as? [String: Any]) ?? [:] {
-            if let stored = StoredValue(json: value) { fields[name] = stored }
-        }
-        self.fields = fields
+        guard let decoded = data.withUnsafeBytes({ bytes -> DocumentData? in
+            var scanner = DocumentDataScanner(bytes: bytes)
+            return scanner.document()
+        }) else { return nil }
+        self = decoded
     }
 
     static func appendString(_ text: String, to out: inout String) {
@@ -62,75 +59,5 @@ struct DocumentData: Sendable, Hashable {
             }
         }
         out += "\""
-    }
-}
-
-/// A stored field's value as returned with a hit: text or a number.
-public enum StoredValue: Sendable, Hashable, CustomStringConvertible, Codable {
-    case text(String)
-    case integer(Int64)
-    case real(Double)
-
-    init?(_ value: DatabaseValue) {
-        switch value.storage {
-        case .null: return nil
-        case .string(let text): self = .text(text)
-        case .int64(let number): self = .integer(number)
-        case .double(let number): self = .real(number)
-        case .blob(let data):
-            guard let text = String(validating: data, as: UTF8.self) else { return nil }
-            self = .text(text)
-        }
-    }
-
-    init?(json: Any) {
-        switch json {
-        case let text as String: self = .text(text)
-        case let number as NSNumber:
-            let type = String(cString: number.objCType)
-            self = (type == "d" || type == "f") ? .real(number.doubleValue) : .integer(number.int64Value)
-        default: return nil
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .text(let text): text
-        case .integer(let number): String(number)
-        case .real(let number): String(number)
-        }
-    }
-
-    /// The value as a JSON-compatible object (for `JSONSerialization`).
-    public var jsonObject: Any {
-        switch self {
-        case .text(let text): text
-        case .integer(let number): number
-        case .real(let number): number
-        }
-    }
-
-    func appendJSON(to out: inout String) {
-        switch self {
-        case .text(let text): DocumentData.appendString(text, to: &out)
-        case .integer(let number): out += String(number)
-        case .real(let number): out += number.isFinite ? String(number) : "null"
-        }
-    }
-
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let number = try? container.decode(Int64.self) { self = .integer(number) }
-        else if let number = try? container.decode(Double.self) { self = .real(number) }
-        else { self = .text(try container.decode(String.self)) }
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .text(let text): try container.encode(text)
-        case .integer(let number): try container.encode(number)
-        case .real(let number): try container.encode(number)
-        }
     }
 }

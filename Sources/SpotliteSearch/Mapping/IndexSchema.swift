@@ -31,6 +31,9 @@ struct IndexSchema: Sendable {
         var fields: [Field]
         /// The columns whose change can change the entity's document.
         var relevantColumns: Set<String>
+        /// The text fields snippets are cut from: the descriptive ones (not the key, nor fields given a query
+        /// prefix, which hold names and addresses), or every text field when there are no such fields.
+        var snippetFields: [Field]
     }
 
     static let entityTermPrefix = "XE:"
@@ -94,7 +97,10 @@ struct IndexSchema: Sendable {
                 fields.append(plan)
             }
             let relevant = Set([entity.key] + entity.fields.map(\.name))
-            entities[entity.name] = Entity(name: entity.name, key: entity.key, fields: fields, relevantColumns: relevant)
+            let textFields = fields.filter { $0.type == .text }
+            let descriptive = textFields.filter { $0.name != entity.key && $0.queryPrefix == nil }
+            entities[entity.name] = Entity(name: entity.name, key: entity.key, fields: fields, relevantColumns: relevant,
+                                           snippetFields: descriptive.isEmpty ? textFields : descriptive)
         }
         self.entities = entities
         self.entityNames = configuration.entities.map(\.name)

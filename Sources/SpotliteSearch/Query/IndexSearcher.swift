@@ -9,7 +9,9 @@ import Synchronization
 /// Thread-safe: the Xapian handles are owned by a mutex, so a searcher can be shared by tasks (searches run one at a
 /// time per searcher; create several searchers for parallel queries).
 public final class IndexSearcher: Sendable {
+    /// What the index holds and how it was built (fields, prefixes, language, stopwords).
     public let configuration: Configuration
+    /// The index directory.
     public let indexPath: String
     /// When given, snippets are cut from the records' current text in the store; otherwise from stored fields.
     public let store: SpotliteStore?
@@ -17,17 +19,20 @@ public final class IndexSearcher: Sendable {
     let schema: IndexSchema
     private let directory: IndexDirectory
     private let state: Mutex<State>
-    /// BM25 parameters; see the README's relevance section for how they were chosen.
-    let bm25: XapianBM25
+    /// The weighting parameters.
+    public let ranking: RankingOptions
+    private let bm25: XapianBM25
     static let wildcardLimit: UInt32 = 1000
+    /// Totals up to this many matches are counted exactly rather than estimated.
+    static let exactTotalThreshold = 100
 
     private final class Open {
-        let generation: Int
+        let stub: IndexDirectory.StubIdentity
         let database: XapianDatabase
         let parser: XapianQueryParser
 
-        init(generation: Int, database: XapianDatabase, parser: XapianQueryParser) {
-            self.generation = generation
+        init(stub: IndexDirectory.StubIdentity, database: XapianDatabase, parser: XapianQueryParser) {
+            self.stub = stub
             self.database = database
             self.parser = parser
         }
@@ -37,17 +42,24 @@ public final class IndexSearcher: Sendable {
         var open: Open?
     }
 
-    public init(configuration: Configuration, indexPath: String? = nil, store: SpotliteStore? = nil) throws {
+    /// Creates a searcher of the index at `indexPath` (default: the configuration's). Nothing is opened until the
+    /// first search, so a searcher may be created before the index exists.
+    ///
+    /// - Parameters:
+    ///   - store: when given, snippets are cut from the records' current text in the store, so text fields need
+    ///     not be stored in the index.
+    ///   - ranking: the weighting parameters (default: Spotlite's measured defaults).
+    public init(configuration: Configuration, indexPath: String? = nil, store: SpotliteStore? = nil,
+                ranking: RankingOptions = .tuned) throws {
         self.configuration = configuration
         self.indexPath = indexPath ?? configuration.indexPath
         self.store = store
+        self.ranking = ranking
         self.schema = try IndexSchema(configuration: configuration)
         self.directory = IndexDirectory(path: self.indexPath)
-        self.bm25 = IndexSearcher.defaultBM25
+        self.bm25 = ranking.bm25
         self.state = Mutex(State(open: nil))
     }
-
-    static var defaultBM25: XapianBM25 { XapianBM25() }
 
     /// Number of documents in the live generation.
     public func documentCount() throws -> Int {
@@ -74,11 +86,25 @@ public final class IndexSearcher: Sendable {
 
     /// The live generation, opened; reopened when a rebuild switched generations.
     private func currentOpen(_ state: inout State) throws -> Open {
+        // Every switch (a rebuild, a deleted and rebuilt index) renames a new stub into place: while the stub is
+        // the same file, so is the generation, and one stat per search is all it costs to know.
+        guard let stub = directory.stubIdentity else {
+            state.open = nil
+            throw SearchError.indexMissing(path: indexPath)
+        }
+        if let open = state.open, open.stub == stub {
+            // A Xapian reader stays on the revision it opened: move to the newest commit before each search.
+            do {
+                try open.database.reopen()
+            } catch let error as XapianError {
+                throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
+            }
+            return open
+        }
         guard let generation = directory.liveGeneration else {
             state.open = nil
             throw SearchError.indexMissing(path: indexPath)
         }
-        if let open = state.open, open.generation == generation { return open }
         let database: XapianDatabase
         do {
             database = try XapianDatabase(path: directory.generationPath(generation))
@@ -86,7 +112,7 @@ public final class IndexSearcher: Sendable {
             throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
         }
         let parser = try makeParser(database: database)
-        let open = Open(generation: generation, database: database, parser: parser)
+        let open = Open(stub: stub, database: database, parser: parser)
         state.open = open
         return open
     }
@@ -118,11 +144,13 @@ public final class IndexSearcher: Sendable {
         return parser
     }
 
-    private static let flags: XapianQueryParser.Flags = [.default, .wildcard, .spellingCorrection]
+    private static let flags: XapianQueryParser.Flags = [.default, .wildcard]
 
-    private func parse(_ text: String, with parser: XapianQueryParser) throws -> XapianQuery {
+    /// Parses `text`; with `spelling`, the parser also works out a corrected query string, which costs more than
+    /// the search itself (every word is looked up in the spelling table), so only queries that found nothing ask.
+    private func parse(_ text: String, with parser: XapianQueryParser, spelling: Bool = false) throws -> XapianQuery {
         do {
-            let query = try parser.parse(text, flags: Self.flags)
+            let query = try parser.parse(text, flags: spelling ? Self.flags.union(.spellingCorrection) : Self.flags)
             return query.isEmpty ? try XapianQuery.matchAll() : query
         } catch let error as XapianError {
             throw SearchError.invalidQuery(query: text, reason: error.message)
@@ -133,7 +161,6 @@ public final class IndexSearcher: Sendable {
         guard request.offset >= 0, request.limit >= 0 else {
             throw SearchError.invalidQuery(query: request.query, reason: "offset and limit must not be negative")
         }
-        try open.parser.setDefaultOperator(request.defaultOperator == .and ? .and : .or)
         var filters: [XapianQuery] = []
         if !request.entities.isEmpty {
             for entity in request.entities { _ = try schema.entity(named: entity) }
@@ -154,9 +181,13 @@ public final class IndexSearcher: Sendable {
         }
         let facetFields = try request.facets.map { try schema.facetField(named: $0) }
         let facetSlots = facetFields.compactMap(\.slot)
-        let checkAtLeast = facetSlots.isEmpty ? 0 : try open.database.documentCount()
+        // Facet counts are exact only over every match. Otherwise look at a few more matches than the page needs,
+        // which makes the total exact for small result sets at a negligible cost.
+        let checkAtLeast = facetSlots.isEmpty ? request.offset + max(request.limit, Self.exactTotalThreshold)
+            : try open.database.documentCount()
 
-        func execute(_ text: String) throws -> XapianSearchResults {
+        func execute(_ text: String, _ op: XapianQueryParser.DefaultOperator) throws -> XapianSearchResults {
+            try open.parser.setDefaultOperator(op)
             let parsed = try parse(text, with: open.parser)
             let query = filters.isEmpty ? parsed : try XapianQuery.filter(parsed, by: filters)
             do {
@@ -170,19 +201,29 @@ public final class IndexSearcher: Sendable {
             }
         }
 
-        var mset = try execute(request.query)
-        let suggestion = request.correctsSpelling ? try open.parser.correctedQueryString() : nil
+        func isEmpty(_ mset: XapianSearchResults) -> Bool { mset.totalBounds.upperBound == 0 }
+        let firstOperator: XapianQueryParser.DefaultOperator = request.defaultOperator == .or ? .or : .and
+        var mset = try execute(request.query, firstOperator)
+        if isEmpty(mset), request.defaultOperator == .andThenOr {
+            mset = try execute(request.query, .or)
+        }
+        var suggestion: String?
+        if isEmpty(mset), request.correctsSpelling {
+            _ = try parse(request.query, with: open.parser, spelling: true)
+            suggestion = try open.parser.correctedQueryString()
+        }
         var corrected: String?
-        if mset.hits.isEmpty, request.offset == 0, let suggestion, !suggestion.isEmpty, suggestion != request.query {
-            let retried = try execute(suggestion)
-            if !retried.hits.isEmpty {
+        if isEmpty(mset), let suggestion, !suggestion.isEmpty, suggestion != request.query {
+            var retried = try execute(suggestion, firstOperator)
+            if isEmpty(retried), request.defaultOperator == .andThenOr { retried = try execute(suggestion, .or) }
+            if !isEmpty(retried) {
                 mset = retried
                 corrected = suggestion
             }
         }
         var facets: [String: [FacetCount]] = [:]
         for field in facetFields {
-            let counts = mset.facets[field.slot!] ?? [:]
+            let counts = Self.facetCounts(mset.facets[field.slot!] ?? [:], multiValued: field.separator != nil)
             facets[field.name] = counts.map { FacetCount(value: $0.key, count: $0.value) }
                 .sorted { $0.count != $1.count ? $0.count > $1.count : $0.value < $1.value }
         }
@@ -190,7 +231,7 @@ public final class IndexSearcher: Sendable {
         hits.reserveCapacity(mset.hits.count)
         for hit in mset.hits {
             guard let data = DocumentData(decoding: hit.data) else { continue }
-            hits.append(SearchHit(entity: data.entity, key: data.key, rank: request.offset + hit.rank + 1,
+            hits.append(SearchHit(entity: data.entity, key: data.key, rank: hit.rank + 1,
                                   score: hit.weight, percent: hit.percent, fields: data.fields, snippet: ""))
         }
         let results = SearchResults(query: request.query, total: mset.estimatedTotal, corrected: corrected,
@@ -198,64 +239,66 @@ public final class IndexSearcher: Sendable {
         return (results, mset)
     }
 
+    /// Counts per value from counts per slot value. A multi-valued keyword's slot holds the document's distinct
+    /// values joined together, so each document counts once for each of its values: exact counts, at the price of
+    /// reading one entry per distinct combination of values.
+    static func facetCounts(_ slotCounts: [String: Int], multiValued: Bool) -> [String: Int] {
+        guard multiValued else { return slotCounts }
+        var counts: [String: Int] = [:]
+        for (joined, count) in slotCounts {
+            for value in joined.split(separator: DocumentBuilder.facetValueSeparator) {
+                counts[String(value), default: 0] += count
+            }
+        }
+        return counts
+    }
+
     /// Cuts each hit's snippet from its text, with the query's words marked (Xapian needs the match set for that).
     private func addSnippets(to results: inout SearchResults, from mset: XapianSearchResults, request: SearchRequest) throws {
         let texts = try snippetSources(for: results.hits)
         for index in results.hits.indices {
             // Control characters never reach the output: an escape sequence in indexed text must not drive a terminal.
-            let text = Self.withoutControlCharacters(texts[index])
+            let text = SnippetText.withoutControlCharacters(texts[index])
             guard !text.isEmpty else { continue }
-            var snippet = try mset.snippet(for: text, length: request.snippet.length,
+            var snippet = try mset.querySnippet(for: text, length: request.snippet.length,
                                            language: schema.language == "none" ? nil : schema.language,
                                            highlightStart: request.snippet.highlightStart,
                                            highlightEnd: request.snippet.highlightEnd)
-            if request.snippet.format == .plain { snippet = Self.plain(snippet) }
+            if request.snippet.format == .plain { snippet = SnippetText.plain(snippet) }
             results.hits[index].snippet = snippet
         }
     }
 
-    /// The text of each hit's text fields: from the store's current row when there is a store, else the stored ones.
+    /// The text each hit's snippet is cut from (its entity's snippet fields): from the store's current rows when
+    /// there is a store (one query per entity), else from the stored fields.
     private func snippetSources(for hits: [SearchHit]) throws -> [String] {
-        func textFields(of entity: String) -> [IndexSchema.Field] {
-            (schema.entities[entity]?.fields ?? []).filter { $0.type == .text }
+        func storedText(_ hit: SearchHit) -> String {
+            (schema.entities[hit.entity]?.snippetFields ?? []).compactMap { hit.fields[$0.name]?.description }
+                .joined(separator: "\n")
         }
-        guard let store else {
-            return hits.map { hit in
-                textFields(of: hit.entity).compactMap { hit.fields[$0.name]?.description }.joined(separator: "\n")
+        guard let store else { return hits.map(storedText) }
+        var texts = hits.map { _ in "" }
+        try store.read { db in
+            for (name, positions) in Dictionary(grouping: hits.indices, by: { hits[$0].entity }) {
+                guard let entity = schema.entities[name], !entity.snippetFields.isEmpty else { continue }
+                let keyColumn = entity.key.quotedDatabaseIdentifier
+                let columns = entity.snippetFields.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")
+                let placeholders = Array(repeating: "?", count: positions.count).joined(separator: ",")
+                let keys: [DatabaseValue] = positions.map { hits[$0].key.databaseValue }
+                let rows = try Row.fetchAll(db, sql: "SELECT \(keyColumn), \(columns) FROM \(name.quotedDatabaseIdentifier) WHERE \(keyColumn) IN (\(placeholders))",
+                                            arguments: StatementArguments(keys))
+                var byKey: [String: String] = [:]
+                for row in rows {
+                    let key = DocumentIdentity.keyText(row[0])
+                    byKey[key] = entity.snippetFields.compactMap { (row[$0.name] as DatabaseValue?)?.indexText }
+                        .joined(separator: "\n")
+                }
+                for position in positions {
+                    // A record deleted since the index was updated: the stored copy is all there is.
+                    texts[position] = byKey[hits[position].key.description] ?? storedText(hits[position])
+                }
             }
         }
-        return try store.read { db in
-            try hits.map { hit in
-                guard let entity = schema.entities[hit.entity] else { return "" }
-                let fields = textFields(of: hit.entity)
-                guard !fields.isEmpty else { return "" }
-                let columns = fields.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")
-                let key: DatabaseValue
-                switch hit.key {
-                case .text(let text): key = text.databaseValue
-                case .integer(let number): key = number.databaseValue
-                case .real(let number): key = number.databaseValue
-                }
-                guard let row = try? Row.fetchOne(db, sql: "SELECT \(columns) FROM \(entity.name.quotedDatabaseIdentifier) WHERE \(entity.key.quotedDatabaseIdentifier) = ?", arguments: [key]) else {
-                    return fields.compactMap { hit.fields[$0.name]?.description }.joined(separator: "\n")
-                }
-                return fields.compactMap { (row[$0.name] as DatabaseValue?)?.indexText }.joined(separator: "\n")
-            }
-        }
-    }
-
-    /// Xapian escapes snippets for HTML; plain output undoes that (`&amp;` last, so `&amp;lt;` stays `&lt;`).
-    static func plain(_ html: String) -> String {
-        var text = html
-        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")] {
-            text = text.replacingOccurrences(of: entity, with: character)
-        }
-        return text
-    }
-
-    static func withoutControlCharacters(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
-            (scalar.value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(scalar.value) ? " " : scalar
-        }))
+        return texts
     }
 }

@@ -6,26 +6,38 @@ import Foundation
 /// (`name:xapian`), keyword filters (`section:utils`), entity filters (`entity:Package`) and ranges on number and
 /// date fields (`size:10..20`, `released:2024-01-01..`). An empty text matches every document (use it with filters).
 public struct SearchRequest: Sendable, Hashable {
+    /// The query text, in Xapian's query syntax.
     public var query: String
     /// Only documents of these entities (any of them); empty: all.
     public var entities: [String]
     /// Keyword filters: values of one field are alternatives (OR), different fields all apply (AND).
     public var filters: [SearchFilter]
+    /// How many of the best hits to skip.
     public var offset: Int
+    /// How many hits to return at most.
     public var limit: Int
+    /// The order of hits.
     public var sort: SearchSort
     /// Keyword fields with `facet = true` whose value counts to return.
     public var facets: [String]
+    /// How snippets are cut and marked (length 0: none).
     public var snippet: SnippetOptions
     /// Retry with Xapian's spelling correction when the query finds nothing.
     public var correctsSpelling: Bool
     /// How words without an operator combine.
     public var defaultOperator: DefaultOperator
 
+    /// How plain words (without AND, OR, + or -) combine.
     public enum DefaultOperator: String, Sendable, Hashable {
-        case and, or
+        /// Every word must match.
+        case and
+        /// Any word may match; records with more of them rank higher.
+        case or
+        /// Every word must match; when no record has them all, any word may.
+        case andThenOr
     }
 
+    /// A search for `query`: 10 hits by relevance, plain-text snippets, spelling correction, OR.
     public init(_ query: String, entities: [String] = [], filters: [SearchFilter] = [], offset: Int = 0,
                 limit: Int = 10, sort: SearchSort = .relevance, facets: [String] = [],
                 snippet: SnippetOptions = SnippetOptions(), correctsSpelling: Bool = true,
@@ -45,9 +57,12 @@ public struct SearchRequest: Sendable, Hashable {
 
 /// A keyword filter: `field` must have `value`.
 public struct SearchFilter: Sendable, Hashable {
+    /// A keyword field (or `entity`).
     public var field: String
+    /// The exact value.
     public var value: String
 
+    /// A filter on `field` = `value`.
     public init(field: String, value: String) {
         self.field = field
         self.value = value
@@ -91,12 +106,16 @@ public struct SnippetOptions: Sendable, Hashable {
         case plain
     }
 
+    /// Inserted before each matched word.
     public var highlightStart: String
+    /// Inserted after each matched word.
     public var highlightEnd: String
+    /// What the snippet must be safe for.
     public var format: Format
     /// Approximate length in bytes; 0 for no snippets.
     public var length: Int
 
+    /// Snippet options; by default plain text of about 200 bytes without markers.
     public init(highlightStart: String = "", highlightEnd: String = "", format: Format = .plain, length: Int = 200) {
         self.highlightStart = highlightStart
         self.highlightEnd = highlightEnd

@@ -8,11 +8,14 @@ public struct SearchResults: Sendable, Hashable {
     public var total: Int
     /// The spelling correction that produced these results, when the query as given found nothing.
     public var corrected: String?
-    /// A spelling suggestion for the query as given, whether or not it was applied.
+    /// A spelling suggestion ("did you mean"), worked out when the query as given found nothing, whether or not
+    /// the corrected query found something.
     public var suggestion: String?
+    /// The hits of the requested page, in order.
     public var hits: [SearchHit]
     /// Value counts per requested facet field, over every matching document.
     public var facets: [String: [FacetCount]]
+    /// How long the search took.
     public var seconds: Double
 
     /// The JSON object of `spotlite search --json`.
@@ -35,17 +38,22 @@ public struct SearchResults: Sendable, Hashable {
 
 /// One ranked document.
 public struct SearchHit: Sendable, Hashable {
+    /// The record's entity.
     public var entity: String
+    /// The record's key.
     public var key: StoredValue
     /// 1 for the best hit (offset included).
     public var rank: Int
+    /// The BM25 weight (0 when sorting by a field or matching only filters).
     public var score: Double
+    /// The weight as a percentage of the best hit's.
     public var percent: Int
     /// The stored fields.
     public var fields: [String: StoredValue]
     /// A piece of the record's text around the matching words, with the matches marked.
     public var snippet: String
 
+    /// The hit as in `spotlite search --json`.
     public var jsonObject: [String: Any] {
         var fieldObject: [String: Any] = [:]
         for (name, value) in fields { fieldObject[name] = value.jsonObject }
@@ -58,6 +66,8 @@ public struct SearchHit: Sendable, Hashable {
 
 /// How many matching documents have a facet value.
 public struct FacetCount: Sendable, Hashable {
+    /// The keyword value.
     public var value: String
+    /// Matching documents that have it.
     public var count: Int
 }

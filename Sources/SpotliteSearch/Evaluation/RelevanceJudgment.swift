@@ -1,0 +1,13 @@
+/// A known-item query: the text a user would type, and the key of the one record they are looking for.
+public struct RelevanceJudgment: Sendable, Hashable {
+    /// The key of the record that should come first.
+    public var key: String
+    /// The query text, in Xapian's query syntax.
+    public var query: String
+
+    /// A judgment: `query` should find the record `key` first.
+    public init(key: String, query: String) {
+        self.key = key
+        self.query = query
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// A list of known-item queries, read from and written as TSV: one `key<TAB>query` line per query.
+///
+/// Blank lines and lines starting with `#` are skipped; a line without a tab, or with an empty key or query, is an
+/// error naming the line.
+public struct RelevanceQuerySet: Sendable, Hashable {
+    /// The queries, in file order.
+    public var judgments: [RelevanceJudgment]
+
+    /// A set of these judgments.
+    public init(_ judgments: [RelevanceJudgment]) {
+        self.judgments = judgments
+    }
+
+    /// Parses TSV text; `source` names it in errors.
+    /// - Throws: ``SearchError/invalidQuerySet(source:line:reason:)``.
+    public init(tsv: String, source: String = "query set") throws {
+        var judgments: [RelevanceJudgment] = []
+        // "\r\n" is one Character in Swift: splitting on isNewline handles both line ends.
+        for (index, line) in tsv.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            if line.allSatisfy(\.isWhitespace) || line.hasPrefix("#") { continue }
+            guard let tab = line.firstIndex(of: "\t") else {
+                throw SearchError.invalidQuerySet(source: source, line: index + 1, reason: "there is no tab between the key and the query")
+            }
+            let key = String(line[..<tab])
+            let query = String(line[line.index(after: tab)...]).trimmingCharacters(in: .whitespaces)
+            guard !key.isEmpty else {
+                throw SearchError.invalidQuerySet(source: source, line: index + 1, reason: "the key is empty")
+            }
+            guard !query.isEmpty else {
+                throw SearchError.invalidQuerySet(source: source, line: index + 1, reason: "the query is empty")
+            }
+            judgments.append(RelevanceJudgment(key: key, query: query))
+        }
+        self.judgments = judgments
+    }
+
+    /// Reads a TSV file.
+    /// - Throws: ``SearchError/invalidQuerySet(source:line:reason:)``, also when the file cannot be read.
+    public init(contentsOf path: String) throws {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw SearchError.invalidQuerySet(source: path, line: 0, reason: "the file cannot be read as UTF-8 text (\(error.localizedDescription))")
+        }
+        try self.init(tsv: text, source: path)
+    }
+
+    /// The set as TSV text (tabs and newlines inside queries become spaces).
+    public var tsv: String {
+        judgments.map { judgment in
+            let clean = { (text: String) in
+                text.map { $0 == "\t" || $0.isNewline ? " " : $0 }.reduce(into: "") { $0.append($1) }
+            }
+            return clean(judgment.key) + "\t" + clean(judgment.query) + "\n"
+        }.joined()
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import GRDB
+
+/// Reads records from the store and turns them into attribute sets: the row's columns by default, or whatever the
+/// ``IndexDocumentProvider`` decides.
+struct IndexRecordReader {
+    let schema: IndexSchema
+    let provider: (any IndexDocumentProvider)?
+    /// SQLite's default limit on host parameters is 999 in old builds; stay well under it.
+    static let keysPerQuery = 500
+
+    /// The current attribute sets of the records with these keys, by id term. Records deleted since (or left out
+    /// by the provider) are absent, so their documents are to be deleted.
+    func attributeSets(for records: [IndexRecordID], in db: Database) throws
+        -> [String: (entity: IndexSchema.Entity, attributes: AttributeSet)]
+    {
+        guard !records.isEmpty else { return [:] }
+        var result: [String: (entity: IndexSchema.Entity, attributes: AttributeSet)] = [:]
+        for (name, entityKeys) in Dictionary(grouping: records, by: \.entity) {
+            let entity = try schema.entity(named: name)
+            let table = name.quotedDatabaseIdentifier
+            let keyColumn = entity.key.quotedDatabaseIdentifier
+            for start in stride(from: 0, to: entityKeys.count, by: Self.keysPerQuery) {
+                let chunk = entityKeys[start..<min(start + Self.keysPerQuery, entityKeys.count)]
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE \(keyColumn) IN (\(placeholders))",
+                                            arguments: StatementArguments(chunk.map(\.key)))
+                for row in rows {
+                    let key: DatabaseValue = row[entity.key]
+                    if let attributes = try attributeSet(entity: entity, key: key, row: row, in: db) {
+                        result[DocumentIdentity.term(entity: name, key: key)] = (entity, attributes)
+                    }
+                }
+            }
+        }
+        return result
+    }
+
+    /// The records the provider says depend on the changed ones, other than the changed ones themselves, each once.
+    func dependents(of changed: [IndexRecordID], in db: Database) throws -> [IndexRecordID] {
+        guard let provider, !changed.isEmpty else { return [] }
+        var seen = Set(changed)
+        var dependents: [IndexRecordID] = []
+        for (entity, records) in Dictionary(grouping: changed, by: \.entity).sorted(by: { $0.key < $1.key }) {
+            for dependent in try provider.recordsDepending(on: entity, keys: records.map(\.key), in: db)
+            where schema.entities[dependent.entity] != nil && seen.insert(dependent).inserted {
+                dependents.append(dependent)
+            }
+        }
+        return dependents
+    }
+
+    /// The attribute set of one row, or nil when the provider leaves the record out.
+    func attributeSet(entity: IndexSchema.Entity, key: DatabaseValue, row: Row, in db: Database) throws -> AttributeSet? {
+        if let provider {
+            return try provider.attributeSet(for: IndexRecord(entity: entity.name, key: key, row: row), in: db)
+        }
+        return AttributeSet(row: row, fields: entity.fields)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import GRDB
+import SpotliteStore
+
+extension SpotliteIndexer {
+    /// How many times a batch that Xapian failed to write is replayed before the update gives up.
+    static let maximumReplays = 3
+
+    /// Applies the history after the live index's token, replaying from the last committed token when Xapian loses
+    /// a batch: a failed write discards every change since the last commit, metadata included, so the token in
+    /// the index still describes exactly what the index holds.
+    func applyHistory(into summary: inout IndexUpdateSummary) throws {
+        guard let generation = directory.liveGeneration else { return }
+        let path = directory.generationPath(generation)
+        var replays = 0
+        while true {
+            do {
+                try applyHistory(at: path, into: &summary)
+                return
+            } catch let error as XapianError where error.code != .databaseLock {
+                replays += 1
+                logger.warning("index write failed (\(error)); replaying from the last committed token (attempt \(replays))")
+                guard replays <= Self.maximumReplays else {
+                    throw SearchError.engine(type: error.type, message: error.message + " (the index stays at its last committed token; the next update retries)")
+                }
+            }
+        }
+    }
+
+    /// A document to bring in line with the store: upsert (read the current row) or delete.
+    private struct PendingChange {
+        var entity: String
+        var key: DatabaseValue
+        var delete: Bool
+    }
+
+    /// What was read since the last commit; added to the summary only once a commit makes it true.
+    private struct Tally {
+        var transactions = 0
+        var changes = 0
+    }
+
+    private func applyHistory(at path: String, into summary: inout IndexUpdateSummary) throws {
+        let writer: XapianWritableDatabase
+        do {
+            writer = try XapianWritableDatabase(path: path, action: .open)
+        } catch let error as XapianError where error.code == .databaseLock {
+            throw SearchError.indexLocked(path: indexPath, holderPID: nil)
+        }
+        defer { try? writer.close() }
+        let builder = try DocumentBuilder(schema: schema, spellingDatabase: writer)
+        let metadata = try IndexMetadata(reading: writer.metadata(forKey:))
+
+        var lastComplete = metadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
+        if summary.token == nil { summary.token = lastComplete }
+        let batchSize = max(1, configuration.indexer.batchSize)
+        var pending: [String: PendingChange] = [:]
+        var order: [String] = []
+        var tally = Tally()
+        while true {
+            let transactions = try store.fetchHistory(HistoryRequest.after(lastComplete).limit(batchSize))
+            if transactions.isEmpty { break }
+            for transaction in transactions {
+                for change in transaction.changes {
+                    guard let entity = schema.entities[change.entity] else { continue }
+                    if change.changeType == .update, provider == nil, let columns = change.updatedColumns,
+                       entity.relevantColumns.isDisjoint(with: columns) {
+                        continue
+                    }
+                    let id = DocumentIdentity.term(entity: change.entity, key: change.key)
+                    if pending[id] == nil { order.append(id) }
+                    pending[id] = PendingChange(entity: change.entity, key: change.key, delete: change.changeType == .delete)
+                    if pending.count >= batchSize {
+                        // A huge transaction is committed in pieces under the token before it; replaying a partly
+                        // applied transaction is harmless since documents are rebuilt from the current rows.
+                        try flush(&pending, order: &order, writer: writer, builder: builder, token: lastComplete,
+                                  tally: &tally, into: &summary)
+                    }
+                }
+                tally.transactions += 1
+                tally.changes += transaction.changes.count
+                lastComplete = transaction.token
+            }
+            try flush(&pending, order: &order, writer: writer, builder: builder, token: lastComplete, tally: &tally,
+                      into: &summary)
+        }
+    }
+
+    /// Writes the pending documents and commits them with `token` in the metadata, then advances the indexer's
+    /// position in the store to it.
+    private func flush(_ pending: inout [String: PendingChange], order: inout [String], writer: XapianWritableDatabase,
+                       builder: DocumentBuilder, token: HistoryToken?, tally: inout Tally,
+                       into summary: inout IndexUpdateSummary) throws {
+        var changes = order.compactMap { pending[$0] }
+        pending.removeAll(keepingCapacity: true)
+        order.removeAll(keepingCapacity: true)
+        let reader = IndexRecordReader(schema: schema, provider: provider)
+        let (documents, dependents) = try store.read { db in
+            let dependents = try reader.dependents(of: changes.map { IndexRecordID(entity: $0.entity, key: $0.key) }, in: db)
+            let upserts = changes.filter { !$0.delete }.map { IndexRecordID(entity: $0.entity, key: $0.key) } + dependents
+            return (try reader.attributeSets(for: upserts, in: db), dependents)
+        }
+        changes += dependents.map { PendingChange(entity: $0.entity, key: $0.key, delete: false) }
+        var indexed = 0, deleted = 0
+        for change in changes {
+            let id = DocumentIdentity.term(entity: change.entity, key: change.key)
+            if !change.delete, let record = documents[id] {
+                try write(try builder.document(entity: record.entity, key: change.key, attributes: record.attributes),
+                          to: writer)
+                indexed += 1
+            } else {
+                try writer.deleteDocument(uniqueTerm: id)
+                deleted += 1
+            }
+        }
+        try writer.setMetadata(IndexMetadata.tokenText(token), forKey: IndexMetadata.tokenKey)
+        try writer.setMetadata(String(Date().timeIntervalSince1970), forKey: IndexMetadata.updatedAtKey)
+        try writer.commit()
+        // Only now is it true. The tally holds the transactions completed since the last commit: those up to `token`.
+        summary.indexed += indexed
+        summary.deleted += deleted
+        summary.transactions += tally.transactions
+        summary.changes += tally.changes
+        tally = Tally()
+        summary.token = token
+        advancePosition(to: token)
+        broadcaster.post(IndexDidUpdate(token: token, summary: summary))
+    }
+}

@@ -1,0 +1,25 @@
+import GRDB
+
+/// A record the indexer is about to index: its entity, key and current row.
+public struct IndexRecord {
+    /// The entity (table) name.
+    public let entity: String
+    /// The value of the entity's key column.
+    public let key: DatabaseValue
+    /// The record's current row, every column of the table included.
+    public let row: Row
+}
+
+/// Names a record of the store: an entity and a key.
+public struct IndexRecordID: Sendable, Hashable {
+    /// The entity (table) name.
+    public var entity: String
+    /// The value of the entity's key column.
+    public var key: DatabaseValue
+
+    /// The record of `entity` whose key is `key`.
+    public init(entity: String, key: DatabaseValue) {
+        self.entity = entity
+        self.key = key
+    }
+}

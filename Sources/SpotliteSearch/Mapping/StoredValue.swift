@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+
+/// A stored field's value as returned with a hit: text or a number.
+public enum StoredValue: Sendable, Hashable, CustomStringConvertible, Codable {
+    case text(String)
+    case integer(Int64)
+    case real(Double)
+
+    init?(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null: return nil
+        case .string(let text): self = .text(text)
+        case .int64(let number): self = .integer(number)
+        case .double(let number): self = .real(number)
+        case .blob(let data):
+            guard let text = String(validating: data, as: UTF8.self) else { return nil }
+            self = .text(text)
+        }
+    }
+
+    /// The value as SQLite stores it.
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .text(let text): text.databaseValue
+        case .integer(let number): number.databaseValue
+        case .real(let number): number.databaseValue
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .text(let text): text
+        case .integer(let number): String(number)
+        case .real(let number): String(number)
+        }
+    }
+
+    /// The value as a JSON-compatible object (for `JSONSerialization`).
+    public var jsonObject: Any {
+        switch self {
+        case .text(let text): text
+        case .integer(let number): number
+        case .real(let number): number
+        }
+    }
+
+    func appendJSON(to out: inout String) {
+        switch self {
+        case .text(let text): DocumentData.appendString(text, to: &out)
+        case .integer(let number): out += String(number)
+        case .real(let number): out += number.isFinite ? String(number) : "null"
+        }
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Int64.self) { self = .integer(number) }
+        else if let number = try? container.decode(Double.self) { self = .real(number) }
+        else { self = .text(try container.decode(String.self)) }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .text(let text): try container.encode(text)
+        case .integer(let number): try container.encode(number)
+        case .real(let number): try container.encode(number)
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SpotliteSearch
+import SpotliteStore
+import Synchronization
+
+/// Live mode: start/stop, reacting to writes from anywhere, coalescing bursts, index-did-update notifications.
+@Suite("Indexer live mode")
+struct IndexerLiveModeTests {
+    /// Collects index-did-update notifications in the background.
+    final class UpdateRecorder: Sendable {
+        final class Storage: Sendable {
+            let updates = Mutex<[IndexDidUpdate]>([])
+        }
+
+        private let storage = Storage()
+        private let task: Task<Void, Never>
+
+        init(_ stream: AsyncStream<IndexDidUpdate>) {
+            let storage = self.storage
+            task = Task { for await update in stream { storage.updates.withLock { $0.append(update) } } }
+        }
+
+        deinit { task.cancel() }
+
+        var all: [IndexDidUpdate] { storage.updates.withLock { $0 } }
+    }
+
+    @Test("start() catches up, then indexes writes of this process within moments; stop() ends it")
+    func followsWrites() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(Array(SamplePackage.catalogue.prefix(3)))
+        let indexer = try sandbox.makeIndexer()
+        let recorder = UpdateRecorder(indexer.indexUpdates())
+        #expect(await !indexer.isIndexingEnabled)
+        try await indexer.start()
+        try await indexer.start() // idempotent
+        #expect(await indexer.isIndexingEnabled)
+        #expect(await eventually { (try? sandbox.makeSearcher().documentCount()) == 3 })
+
+        let token = try sandbox.write([SamplePackage.named("gimp")])
+        #expect(await eventually { (try? sandbox.keys("gimp")) == ["gimp"] })
+        #expect(await eventually { recorder.all.contains { $0.token == token } },
+                "an index-did-update notification carries the token now indexed")
+        #expect(try sandbox.indexToken() == token)
+        await indexer.stop()
+        await indexer.stop() // idempotent
+        #expect(await !indexer.isIndexingEnabled)
+        #expect(await indexer.lastError == nil)
+    }
+
+    @Test("a write by the sqlite3 shell is indexed in live mode")
+    func followsForeignWrites() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(Array(SamplePackage.catalogue.prefix(3)))
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.start()
+        #expect(await eventually { (try? sandbox.makeSearcher().documentCount()) == 3 })
+        try sandbox.sqlite3("INSERT INTO Package (name, summary) VALUES ('htop', 'interactive processes viewer');")
+        #expect(await eventually { (try? sandbox.keys("htop")) == ["htop"] })
+        await indexer.stop()
+    }
+
+    @Test("a burst of writes becomes few index commits")
+    func coalescesBursts() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write([SamplePackage.named("vim")])
+        // A wide window, so the burst below lands inside it even on a busy machine.
+        let indexer = try SpotliteIndexer(store: sandbox.store, configuration: sandbox.configuration,
+                                          coalescingDelay: .milliseconds(400))
+        try await indexer.start()
+        #expect(await eventually { (try? sandbox.makeSearcher().documentCount()) == 1 })
+        let recorder = UpdateRecorder(indexer.indexUpdates())
+        let writes = 40
+        for number in 0..<writes {
+            try sandbox.write([SamplePackage(name: "burst\(number)", summary: "burst write \(number)")])
+        }
+        let token = try sandbox.store.currentToken()
+        #expect(await eventually { recorder.all.contains { $0.token == token } })
+        #expect(try sandbox.makeSearcher().documentCount() == writes + 1)
+        let commits = recorder.all.count
+        #expect(commits < writes / 4, "\(writes) single-row writes gave \(commits) index commits")
+        await indexer.stop()
+    }
+
+    @Test("stop() keeps the position: history written meanwhile is kept by cleanup and indexed after start()")
+    func stopKeepsPosition() async throws {
+        let sandbox = try IndexerSandbox()
+        let author = sandbox.configuration.indexer.author
+        try sandbox.write(Array(SamplePackage.catalogue.prefix(3)))
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.start()
+        #expect(await eventually { (try? sandbox.makeSearcher().documentCount()) == 3 })
+        await indexer.stop()
+        let position = try #require(try sandbox.store.position(of: author))
+        #expect(position.token == (try sandbox.indexToken()))
+
+        try sandbox.write([SamplePackage.named("gimp")])
+        try sandbox.write([SamplePackage.named("inkscape")])
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try sandbox.keys("gimp").isEmpty, "a stopped indexer does not index")
+        #expect(try sandbox.store.position(of: author)?.token == position.token)
+        try sandbox.store.setPosition(try #require(try sandbox.store.currentToken()), for: "app")
+        try HistoryCleaner(store: sandbox.store, policy: sandbox.configuration.cleanupPolicy).clean()
+        #expect(try sandbox.store.countHistory(.after(position.token)) == 2)
+
+        try await indexer.start()
+        #expect(await eventually { (try? sandbox.keys("inkscape")) == ["inkscape"] })
+        await indexer.stop()
+        #expect(try sandbox.store.position(of: author)?.token == (try sandbox.store.currentToken()))
+    }
+
+    @Test("deleteIndex() refuses while running; after stop() it removes the index and the position")
+    func deleteIndex() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(SamplePackage.catalogue)
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.start()
+        #expect(await eventually { (try? sandbox.makeSearcher().documentCount()) == SamplePackage.catalogue.count })
+        await #expect(throws: SearchError.indexingRunning) { try await indexer.deleteIndex() }
+        #expect(FileManager.default.fileExists(atPath: sandbox.indexPath))
+
+        await indexer.stop()
+        try await indexer.deleteIndex()
+        #expect(!FileManager.default.fileExists(atPath: sandbox.indexPath))
+        #expect(try sandbox.store.position(of: sandbox.configuration.indexer.author) == nil)
+        #expect(throws: SearchError.indexMissing(path: sandbox.indexPath)) {
+            try sandbox.makeSearcher().search(SearchRequest("vim"))
+        }
+        // Deleting twice is harmless, and the next update builds it again.
+        try await indexer.deleteIndex()
+        #expect(try await indexer.update().reason == "there is no index yet")
+    }
+
+    @Test("a failing live update is retried until it succeeds; lastError says what failed meanwhile")
+    func retriesFailures() async throws {
+        final class FailsFirst: IndexDocumentProvider {
+            struct Unavailable: Error, CustomStringConvertible {
+                var description: String { "the related service is unavailable" }
+            }
+            let remainingFailures = Mutex(3)
+            let fields: [IndexSchema.Field]
+            init(fields: [IndexSchema.Field]) { self.fields = fields }
+            func attributeSet(for record: IndexRecord, in db: Database) throws -> AttributeSet? {
+                let fail = remainingFailures.withLock { count -> Bool in
+                    guard record.key == "gimp".databaseValue, count > 0 else { return false }
+                    count -= 1
+                    return true
+                }
+                if fail { throw Unavailable() }
+                return AttributeSet(row: record.row, fields: fields)
+            }
+        }
+        let sandbox = try IndexerSandbox()
+        try sandbox.write([SamplePackage.named("vim")])
+        let provider = FailsFirst(fields: try IndexSchema(configuration: sandbox.configuration).entity(named: "Package").fields)
+        let indexer = try sandbox.makeIndexer(provider: provider)
+        try await indexer.start()
+        #expect(await eventually { (try? sandbox.makeSearcher().documentCount()) == 1 })
+        try sandbox.write([SamplePackage.named("gimp")])
+        #expect(await eventually { await indexer.lastError == "the related service is unavailable" })
+        #expect(await eventually { (try? sandbox.keys("gimp")) == ["gimp"] }, "retried without another write")
+        #expect(await indexer.lastError == nil)
+        #expect(provider.remainingFailures.withLock { $0 } == 0)
+        await indexer.stop()
+    }
+}

@@ -1,0 +1,261 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SpotliteSearch
+import SpotliteStore
+import Synchronization
+
+/// When and how the index is rebuilt: beside the live generation, switched atomically, with the reason given.
+@Suite("Indexer rebuilds")
+struct IndexerRebuildTests {
+    @Test("history purged past the index's token → rebuild, with the reason, and nothing is lost")
+    func expiredToken() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(Array(SamplePackage.catalogue.prefix(4)))
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.update()
+        let indexed = try #require(try sandbox.indexToken())
+
+        try sandbox.write([SamplePackage.named("gimp")])
+        try sandbox.delete(["vim"])
+        let newest = try #require(try sandbox.store.currentToken())
+        // Someone deletes history the indexer has not consumed (as a maximum_duration purge would).
+        try sandbox.store.deleteHistory(.through(newest))
+        #expect(throws: HistoryError.self) { try sandbox.store.fetchHistory(.after(indexed)) }
+
+        let summary = try await indexer.update()
+        #expect(summary.rebuilt)
+        let reason = try #require(summary.reason)
+        #expect(reason.contains("after token \(indexed) was deleted"), "reason: \(reason)")
+        #expect(summary.token == newest)
+        #expect(try sandbox.keys("gimp") == ["gimp"])
+        #expect(try sandbox.keys("name:vim").isEmpty, "the delete is not lost although its history is")
+        #expect(try sandbox.indexToken() == newest)
+        #expect(!(try await indexer.update()).rebuilt, "once rebuilt, updates continue from history")
+    }
+
+    @Test("history cleaned exactly through the index's token is no reason to rebuild")
+    func cleanedThroughToken() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(Array(SamplePackage.catalogue.prefix(4)))
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.update()
+        let indexed = try #require(try sandbox.indexToken())
+        try sandbox.store.deleteHistory(.through(indexed))
+        try sandbox.write([SamplePackage.named("gimp")])
+        let summary = try await indexer.update()
+        #expect(!summary.rebuilt)
+        #expect(summary.indexed == 1)
+    }
+
+    @Test("a changed configuration (fields, language, stopwords) → rebuild, saying the configuration changed",
+          arguments: [
+            ("summary     = { type = \"text\", weight = 2, store = true }", "summary     = { type = \"text\", weight = 3, store = true }", ""),
+            ("section     = { type = \"keyword\", facet = true, store = true }", "section     = { type = \"keyword\", store = true }", ""),
+            ("", "", "language = \"none\""),
+            ("", "", "stopwords = \"none\""),
+          ])
+    func configurationChange(original: String, replacement: String, indexerLine: String) async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(SamplePackage.catalogue)
+        try await sandbox.makeIndexer().update()
+        let entities = original.isEmpty ? IndexerSandbox.packageEntity
+            : IndexerSandbox.packageEntity.replacingOccurrences(of: original, with: replacement)
+        #expect(entities != IndexerSandbox.packageEntity || !indexerLine.isEmpty)
+        let edited = try sandbox.editedConfiguration(entities: entities, indexer: "batch_size = 100\n" + indexerLine)
+
+        let summary = try await sandbox.makeIndexer(configuration: edited).update()
+        #expect(summary.rebuilt)
+        let reason = try #require(summary.reason)
+        #expect(reason.contains("the indexing configuration changed"), "reason: \(reason)")
+        #expect(reason.contains(edited.indexFingerprint))
+        #expect(try IndexSearcher(configuration: edited).search(SearchRequest("editor")).total >= 2)
+        #expect(!(try await sandbox.makeIndexer(configuration: edited).update()).rebuilt)
+        // Going back is a change too.
+        #expect(try await sandbox.makeIndexer().update().rebuilt)
+    }
+
+    @Test("a batch size or an author change is not a reason to rebuild")
+    func irrelevantConfigurationChange() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(SamplePackage.catalogue)
+        try await sandbox.makeIndexer().update()
+        let edited = try sandbox.editedConfiguration(entities: IndexerSandbox.packageEntity,
+                                                     indexer: "batch_size = 3\nauthor = \"another.indexer\"")
+        #expect(!(try await sandbox.makeIndexer(configuration: edited).update()).rebuilt)
+    }
+
+    @Test("an index built from another store → rebuild from this one")
+    func anotherStore() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(SamplePackage.catalogue)
+        try await sandbox.makeIndexer().update()
+        #expect(try sandbox.keys("gimp") == ["gimp"])
+
+        // A second store file, with other records, indexed into the same index directory.
+        let otherPath = sandbox.directory + "/other.sqlite"
+        let other = try SpotliteStore(path: otherPath, model: sandbox.configuration.storeModel)
+        try other.write(author: "app") { db in try SamplePackage.named("nano").upsert(in: db) }
+        let summary = try await sandbox.makeIndexer(store: other).update()
+        #expect(summary.rebuilt)
+        let reason = try #require(summary.reason)
+        #expect(reason.contains("another store") && reason.contains(other.storeID), "reason: \(reason)")
+        #expect(try sandbox.keys("gimp").isEmpty, "nothing of the first store is left")
+        #expect(try sandbox.keys("nano") == ["nano"])
+        #expect(try sandbox.makeSearcher().documentCount() == 1)
+    }
+
+    @Test("an index written by another index format → rebuild")
+    func anotherFormat() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(SamplePackage.catalogue)
+        try await sandbox.makeIndexer().update()
+        let directory = IndexDirectory(path: sandbox.indexPath)
+        do {
+            let writer = try XapianWritableDatabase(path: directory.generationPath(try #require(directory.liveGeneration)), action: .open)
+            try writer.setMetadata("0", forKey: IndexMetadata.formatKey)
+            try writer.commit()
+            try writer.close()
+        }
+        let summary = try await sandbox.makeIndexer().update()
+        #expect(summary.rebuilt)
+        #expect(summary.reason?.contains("another version of Spotlite (index format 0") == true, "reason: \(summary.reason ?? "")")
+    }
+
+    @Test("an index whose files cannot be read → rebuild, saying so")
+    func unreadableIndex() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(SamplePackage.catalogue)
+        try await sandbox.makeIndexer().update()
+        let directory = IndexDirectory(path: sandbox.indexPath)
+        let live = directory.generationPath(try #require(directory.liveGeneration))
+        for name in try FileManager.default.contentsOfDirectory(atPath: live) where name.hasSuffix(".glass") {
+            try Data("garbage".utf8).write(to: URL(fileURLWithPath: live + "/" + name))
+        }
+        let summary = try await sandbox.makeIndexer().update()
+        #expect(summary.rebuilt)
+        #expect(summary.reason?.hasPrefix("the index could not be read") == true, "reason: \(summary.reason ?? "")")
+        #expect(try sandbox.keys("gimp") == ["gimp"])
+    }
+
+    @Test("rebuild() on request: a new generation replaces the old one, which is removed")
+    func requestedRebuild() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(SamplePackage.catalogue)
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.update()
+        let directory = IndexDirectory(path: sandbox.indexPath)
+        let first = try #require(directory.liveGeneration)
+        let summary = try await indexer.rebuild()
+        #expect(summary.rebuilt && summary.reason == "a rebuild was requested")
+        #expect(summary.indexed == SamplePackage.catalogue.count)
+        let second = try #require(directory.liveGeneration)
+        #expect(second > first)
+        #expect(directory.generations() == [second])
+        #expect(try sandbox.makeSearcher().documentCount() == SamplePackage.catalogue.count)
+    }
+
+    @Test("searches keep answering from the old index during a rebuild, then see the new one")
+    func oldResultsVisibleUntilSwitch() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(Array(SamplePackage.catalogue.prefix(5)))
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.update()
+        let searcher = try sandbox.makeSearcher()
+        #expect(try searcher.documentCount() == 5)
+
+        // More rows, and a configuration change that forces a rebuild.
+        try sandbox.write(Array(SamplePackage.catalogue.suffix(5)))
+        let edited = try sandbox.editedConfiguration(entities: IndexerSandbox.packageEntity.replacingOccurrences(
+            of: "weight = 2", with: "weight = 5"))
+        let rebuilding = try sandbox.makeIndexer(configuration: edited)
+        let observations = Observations()
+        await rebuilding.setProgressHandler { progress in
+            // The rebuild is half-way: the searcher opened before it still answers from the old generation.
+            guard progress.done > 0 else { return }
+            observations.record(progress: progress,
+                                count: (try? searcher.documentCount()) ?? -1,
+                                hits: (try? searcher.search(SearchRequest("gimp", correctsSpelling: false)).hits.count) ?? -1)
+        }
+        let summary = try await rebuilding.update()
+        #expect(summary.rebuilt)
+        let seen = observations.all
+        #expect(!seen.isEmpty)
+        #expect(seen.allSatisfy { $0.count == 5 && $0.hits == 0 }, "old results during the rebuild: \(seen)")
+        #expect(seen.last?.progress == IndexProgress(done: 10, total: 10))
+        #expect(try searcher.documentCount() == 10, "the same searcher sees the new generation after the switch")
+        #expect(try searcher.search(SearchRequest("gimp")).hits.map(\.key) == [.text("gimp")])
+    }
+
+    @Test("writes committed while a rebuild runs are applied right after the switch")
+    func writesDuringRebuild() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(SamplePackage.catalogue)
+        let indexer = try sandbox.makeIndexer()
+        let store = sandbox.store
+        let wrote = Observations()
+        await indexer.setProgressHandler { progress in
+            guard progress.done == 0 else { return }
+            // The snapshot is taken; this commit comes after its token.
+            try? store.write(author: "app") { db in
+                try SamplePackage(name: "latecomer", summary: "written during the rebuild").upsert(in: db)
+            }
+            wrote.record(progress: progress, count: 0, hits: 0)
+        }
+        let summary = try await indexer.update()
+        #expect(wrote.all.count == 1)
+        #expect(summary.rebuilt)
+        #expect(summary.transactions == 1, "the history after the snapshot's token is applied")
+        #expect(summary.token == (try sandbox.store.currentToken()))
+        #expect(try sandbox.keys("latecomer") == ["latecomer"])
+        #expect(try sandbox.makeSearcher().documentCount() == SamplePackage.catalogue.count + 1)
+    }
+
+    @Test("progress reports done out of total, growing, ending at the total")
+    func progress() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write((0..<2500).map { SamplePackage(name: "pkg\($0)", summary: "generated package \($0)") })
+        let indexer = try sandbox.makeIndexer()
+        let observations = Observations()
+        await indexer.setProgressHandler { observations.record(progress: $0, count: 0, hits: 0) }
+        try await indexer.update()
+        let seen = observations.all.map(\.progress)
+        #expect(seen.first == IndexProgress(done: 0, total: 2500))
+        #expect(seen.last == IndexProgress(done: 2500, total: 2500))
+        #expect(seen.map(\.done) == seen.map(\.done).sorted())
+        #expect(seen.count >= 4)
+    }
+
+    @Test("a provider's records left out (nil) are not indexed by a rebuild")
+    func providerLeavesOut() async throws {
+        struct OnlyEditors: IndexDocumentProvider {
+            func attributeSet(for record: IndexRecord, in db: Database) throws -> AttributeSet? {
+                guard (record.row["section"] as String?) == "editors" else { return nil }
+                return AttributeSet(["name": record.key, "summary": record.row["summary"]])
+            }
+        }
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(SamplePackage.catalogue)
+        let summary = try await sandbox.makeIndexer(provider: OnlyEditors()).update()
+        #expect(summary.indexed == 2)
+        #expect(Set(try sandbox.keys("")) == ["vim", "nano"])
+    }
+}
+
+/// What a progress handler saw, collected across threads.
+final class Observations: Sendable {
+    struct Observation: Sendable, CustomStringConvertible {
+        var progress: IndexProgress
+        var count: Int
+        var hits: Int
+        var description: String { "\(progress.done)/\(progress.total): \(count) documents, \(hits) hits" }
+    }
+
+    private let storage = Mutex<[Observation]>([])
+
+    func record(progress: IndexProgress, count: Int, hits: Int) {
+        storage.withLock { $0.append(Observation(progress: progress, count: count, hits: hits)) }
+    }
+
+    var all: [Observation] { storage.withLock { $0 } }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SpotliteSearch
+import SpotliteStore
+
+/// An index of the sample catalogue plus a second entity, built through the store and the indexer.
+struct SearchFixture {
+    static let entities = IndexerSandbox.packageEntity + """
+
+        [entities.Note]
+        key = "id"
+        [entities.Note.fields]
+        id = { type = "number" }
+        title = { type = "text", weight = 3, store = true }
+        body = { type = "text" }
+        section = { type = "keyword", facet = true, store = true }
+        """
+
+    let sandbox: IndexerSandbox
+    let searcher: IndexSearcher
+
+    init(extraPackages: [SamplePackage] = [], notes: [(Int, String, String, String?)] = [
+        (1, "Meeting notes", "We chose the vim editor for the team", "utils"),
+        (2, "Shopping list", "milk, eggs and an editor for pictures", nil),
+    ]) async throws {
+        sandbox = try IndexerSandbox(entities: Self.entities)
+        try sandbox.write(SamplePackage.catalogue + extraPackages)
+        try sandbox.store.write(author: "app") { db in
+            for note in notes {
+                try db.execute(sql: "INSERT INTO Note (id, title, body, section) VALUES (?, ?, ?, ?)",
+                               arguments: [note.0, note.1, note.2, note.3])
+            }
+        }
+        try await sandbox.makeIndexer().update()
+        searcher = try IndexSearcher(configuration: sandbox.configuration, store: sandbox.store)
+    }
+
+    /// The keys of the hits, as text, in order.
+    func keys(_ request: SearchRequest) throws -> [String] {
+        try searcher.search(request).hits.map(\.key.description)
+    }
+
+    func keys(_ query: String, entity: String = "Package") throws -> [String] {
+        try keys(SearchRequest(query, entities: [entity], limit: 100, correctsSpelling: false))
+    }
+
+    func keySet(_ query: String, entity: String = "Package") throws -> Set<String> {
+        Set(try keys(query, entity: entity))
+    }
+}
+
+/// Xapian's query syntax through the query API: every feature, and clear errors for what cannot be parsed.
+@Suite("Search queries")
+struct SearchQueryTests {
+    @Test("words match any of their forms (stemming), case-insensitively")
+    func words() async throws {
+        let fixture = try await SearchFixture()
+        #expect(try fixture.keySet("editor") == ["vim", "nano", "gimp", "inkscape"])
+        #expect(try fixture.keySet("editors") == ["vim", "nano", "gimp", "inkscape"], "stemmed")
+        #expect(try fixture.keySet("EDITOR") == ["vim", "nano", "gimp", "inkscape"])
+        #expect(try fixture.keys("zzzunknown").isEmpty)
+    }
+
+    @Test("\"phrases\" match words in order")
+    func phrases() async throws {
+        let fixture = try await SearchFixture()
+        #expect(try fixture.keys("\"text editor\"") == ["nano"])
+        #expect(try fixture.keys("\"editor text\"").isEmpty)
+        #expect(try fixture.keySet("text editor").isSuperset(of: ["nano", "vim", "coreutils"]))
+    }
+
+    @Test("AND, OR, NOT, brackets")
+    func booleanOperators() async throws {
+        let fixture = try await SearchFixture()
+        #expect(try fixture.keys("editor AND picture") == ["gimp"])
+        #expect(try fixture.keySet("pico OR relational") == ["nano", "postgresql"])
+        #expect(try fixture.keySet("editor NOT vim") == ["nano", "gimp", "inkscape"])
+        #expect(try fixture.keySet("(pico OR picture) AND editor") == ["nano", "gimp"])
+    }
+
+    @Test("+required and -excluded words")
+    func loveHate() async throws {
+        let fixture = try await SearchFixture()
+        #expect(try fixture.keySet("+editor -gimp -inkscape") == ["vim", "nano"])
+        #expect(try fixture.keys("+database +relational") == ["postgresql"])
+    }
+
+    @Test("the default operator joins plain words: OR by default, AND on request")
+    func defaultOperator() async throws {
+        let fixture = try await SearchFixture()
+        #expect(try fixture.keySet("picture editor").count == 4)
+        let and = SearchRequest("picture editor", entities: ["Package"], correctsSpelling: false, defaultOperator: .and)
+        #expect(try fixture.keys(and) == ["gimp"])
+    }
+
+    @Test("trailing wildcards")
+    func wildcards() async throws {
+        let fixture = try await SearchFixture()
+        #expect(try fixture.keys("postgre*") == ["postgresql"])
+        #expect(try fixture.keySet("ink* OR xapi*") == ["inkscape", "xapian-tools"])
+    }
+
+    @Test("a wildcard expanding to more terms than the limit is an error, not a slow search")
+    func wildcardLimit() async throws {
+        let words = (0...IndexSearcher.wildcardLimit).map { String(format: "wq%05d", $0) }.joined(separator: " ")
+        let fixture = try await SearchFixture(notes: [(1, "Many words", words, nil)])
+        #expect(try fixture.keys("wq00001", entity: "Note") == ["1"])
+        let error = #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest("wq*")) }
+        guard case let .invalidQuery(query, reason)? = error else {
+            Issue.record("expected invalidQuery, got \(String(describing: error))")
+            return
+        }
+        #expect(query == "wq*")
+        #expect(reason.contains("wq"), "Xapian's message names the wildcard: \(reason)")
+    }
+
+    @Test("field prefixes search one text field")
+    func fieldPrefixes() async throws {
+        let fixture = try await SearchFixture()
+        #expect(try fixture.keys("name:vim") == ["vim"])
+        #expect(try fixture.keySet("vim").isSuperset(of: ["vim"]))
+        #expect(try fixture.keySet("maintainer:jordi") == ["nano", "gimp"])
+        #expect(try fixture.keys("maintainer:editor").isEmpty)
+        #expect(try fixture.keys("name:\"xapian tools\"") == ["xapian-tools"])
+    }
+
+    @Test("keyword filters in the query: one field's values are alternatives, different fields all apply")
+    func keywordFilters() async throws {
+        let fixture = try await SearchFixture()
+        #expect(try fixture.keySet("section:editors") == ["vim", "nano"])
+        #expect(try fixture.keySet("editor section:graphics") == ["gimp", "inkscape"])
+        #expect(try fixture.keySet("section:editors section:database") == ["vim", "nano", "sqlite3", "postgresql"])
+        #expect(try fixture.keySet("tags:use::editing") == ["vim", "nano", "gimp"], "one of several values")
+        #expect(try fixture.keySet("tags:use::editing section:graphics") == ["gimp"])
+        #expect(try fixture.keys("section:nonexistent").isEmpty)
+    }
+
+    @Test("ranges on number and date fields, either end open")
+    func ranges() async throws {
+        let fixture = try await SearchFixture()
+        #expect(try fixture.keySet("size:1000..5000") == ["vim", "nano", "grep", "sqlite3"])
+        #expect(try fixture.keySet("size:..100") == ["postgresql"])
+        #expect(try fixture.keySet("size:40000..") == ["inkscape", "0ad"])
+        #expect(try fixture.keySet("released:2023-01-01..2023-03-31") == ["grep", "xapian-tools", "postgresql"])
+        #expect(try fixture.keySet("released:2023-06..") == ["vim"])
+        #expect(try fixture.keySet("released:2021..2021") == ["coreutils"])
+        #expect(try fixture.keySet("editor released:2023..2023") == ["vim", "gimp", "inkscape"])
+    }
+
+    @Test("entity filters: in the query and as arguments; an unknown entity is an error naming the known ones")
+    func entityFilters() async throws {
+        let fixture = try await SearchFixture()
+        #expect(try fixture.keys(SearchRequest("editor", limit: 100)).count == 6, "both entities")
+        #expect(Set(try fixture.keys(SearchRequest("editor entity:Note", limit: 100))) == ["1", "2"])
+        #expect(Set(try fixture.keys(SearchRequest("editor", entities: ["Note"]))) == ["1", "2"])
+        #expect(try fixture.keys(SearchRequest("editor", entities: ["Note", "Package"], limit: 100)).count == 6)
+        let hit = try #require(try fixture.searcher.search(SearchRequest("meeting")).hits.first)
+        #expect(hit.entity == "Note" && hit.key == .integer(1))
+        #expect(throws: SearchError.unknownEntity("Nope", known: ["Package", "Note"])) {
+            try fixture.searcher.search(SearchRequest("editor", entities: ["Nope"]))
+        }
+    }
+
+    @Test("extra filters as arguments combine with the query; bad filter fields are errors with the way out")
+    func filterArguments() async throws {
+        let fixture = try await SearchFixture()
+        let editors = SearchRequest("editor", filters: [SearchFilter(field: "section", value: "editors")])
+        #expect(Set(try fixture.keys(editors)) == ["vim", "nano"])
+        let two = SearchRequest("", filters: [try SearchFilter(parsing: "section:editors"), try SearchFilter(parsing: "section:utils")], limit: 100)
+        #expect(Set(try fixture.keys(two)) == ["vim", "nano", "grep", "coreutils", "1"])
+        let crossed = SearchRequest("", entities: ["Package"], filters: [SearchFilter(field: "section", value: "graphics"),
+                                                                         SearchFilter(field: "tags", value: "use::editing")])
+        #expect(try fixture.keys(crossed) == ["gimp"])
+
+        let unknown = #expect(throws: SearchError.self) {
+            try fixture.searcher.search(SearchRequest("", filters: [SearchFilter(field: "colour", value: "red")]))
+        }
+        #expect(unknown?.description.contains("filters take keyword fields: section, tags") == true, "\(String(describing: unknown))")
+        let text = #expect(throws: SearchError.self) {
+            try fixture.searcher.search(SearchRequest("", filters: [SearchFilter(field: "summary", value: "x")]))
+        }
+        #expect(text?.description.contains("it is a text field") == true)
+        #expect(throws: SearchError.self) { try SearchFilter(parsing: "no-colon") }
+        #expect(throws: SearchError.self) { try SearchFilter(parsing: ":value") }
+    }
+
+    @Test("an empty query matches every document (with filters, a browse)")
+    func emptyQuery() async throws {
+        let fixture = try await SearchFixture()
+        #expect(try fixture.searcher.search(SearchRequest("", limit: 0)).total == SamplePackage.catalogue.count + 2)
+        #expect(try fixture.searcher.search(SearchRequest("   ", entities: ["Note"])).total == 2)
+    }
+
+    @Test("malformed queries are errors carrying Xapian's message",
+          arguments: ["vim AND", "NOT vim", "vim OR OR nano", "size:abc..def", "released:2023-13-45..", "released:yesterday..today"])
+    func malformed(query: String) async throws {
+        let fixture = try await SearchFixture()
+        let error = #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest(query)) }
+        guard case let .invalidQuery(text, reason)? = error else {
+            Issue.record("expected invalidQuery for \(query), got \(String(describing: error))")
+            return
+        }
+        #expect(text == query)
+        #expect(!reason.isEmpty)
+        #expect(error?.description.hasPrefix("cannot parse the query \"\(query)\": \(reason)") == true)
+    }
+
+    @Test("odd but harmless input parses: unbalanced quotes and brackets, symbols, NUL bytes, very long text",
+          arguments: ["\"unbalanced quote", "(vim", "vim)", "&&& ||| !!!", "vim\u{0}nano", String(repeating: "editor ", count: 5000), "日本語 Müller"])
+    func oddInput(query: String) async throws {
+        let fixture = try await SearchFixture()
+        let results = try fixture.searcher.search(SearchRequest(query))
+        #expect(results.total >= 0)
+    }
+
+    @Test("negative paging is refused")
+    func negativePaging() async throws {
+        let fixture = try await SearchFixture()
+        #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest("vim", offset: -1)) }
+        #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest("vim", limit: -5)) }
+    }
+}
