@@ -1,0 +1,129 @@
+import Foundation
+import SpotliteSearch
+import SpotliteStore
+
+/// Figure 4: freshness in live mode. This process runs a live indexer (``SpotliteIndexer/start()``) and subscribes to
+/// its `indexUpdates()`; a child process (`spotlite-bench child-writer`) commits single-row transactions, each with a
+/// probe word, at a steady pace, and stamps each commit with the machine's monotonic clock. After every index update
+/// this process searches for the next probes; a probe's latency is the moment it is first found minus its commit
+/// stamp. Searches go through a long-lived ``IndexSearcher`` (what an app keeps) and, separately, a searcher opened
+/// for each check (what a new reader sees). One run of `freshnessWrites` samples.
+enum FreshnessFigure {
+    struct Result: FigureResult {
+        var writes: Int
+        var intervalMilliseconds: Int
+        var indexUpdates: Int
+        /// Through a searcher opened for each check.
+        var latency: LatencySummary
+        var found: Int
+        /// Through one long-lived searcher.
+        var longLivedLatency: LatencySummary
+        var longLivedFound: Int
+
+        static let p50Target = 0.050
+        static let p99Target = 0.250
+
+        var rows: [TableRow] {
+            let allFound = found == writes
+            return [
+                TableRow("4 freshness", "commit → searchable, \(writes) writes \(intervalMilliseconds) ms apart, p50",
+                         Format.milliseconds(latency.p50), target: "≤ 50 ms", met: allFound && latency.p50 <= Self.p50Target),
+                TableRow("4 freshness", "p99 (\(found)/\(writes) found; \(indexUpdates) index commits)",
+                         Format.milliseconds(latency.p99), target: "≤ 250 ms", met: allFound && latency.p99 <= Self.p99Target),
+                TableRow("4 freshness", "same through one long-lived IndexSearcher, p50 / p99",
+                         "\(Format.milliseconds(longLivedLatency.p50)) / \(Format.milliseconds(longLivedLatency.p99)) (\(longLivedFound)/\(writes) found)"),
+            ]
+        }
+    }
+
+    private struct Sightings: Sendable {
+        var fresh: [Int: UInt64] = [:]
+        var longLived: [Int: UInt64] = [:]
+        var updates = 0
+    }
+
+    static func run(_ context: BenchContext) async throws -> Result {
+        try await context.prepareIndex()
+        _ = try context.store()
+        let field = try context.descriptiveField
+        let writes = context.settings.freshnessWrites
+        let tag = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let indexer = try context.makeIndexer()
+        let updates = indexer.indexUpdates()
+        try await indexer.start()
+        let configuration = context.configuration
+        let indexPath = context.indexPath
+        let entity = context.entity.name
+        let longLived = try IndexSearcher(configuration: configuration, indexPath: indexPath)
+
+        let watcher = Task { () -> Sightings in
+            var sightings = Sightings()
+            var nextFresh = 0
+            var nextLongLived = 0
+            func visible(_ index: Int, through searcher: IndexSearcher) -> Bool {
+                let request = SearchRequest(ChildWriter.word(tag: tag, index: index), entities: [entity], limit: 1,
+                                            snippet: SnippetOptions(length: 0), correctsSpelling: false)
+                let key = ChildWriter.key(tag: tag, index: index)
+                return (try? searcher.search(request).hits.first?.key.description == key) ?? false
+            }
+            for await _ in updates {
+                sightings.updates += 1
+                if let fresh = try? IndexSearcher(configuration: configuration, indexPath: indexPath) {
+                    while nextFresh < writes, visible(nextFresh, through: fresh) {
+                        sightings.fresh[nextFresh] = Stopwatch.nanoseconds()
+                        nextFresh += 1
+                    }
+                }
+                while nextLongLived < writes, visible(nextLongLived, through: longLived) {
+                    sightings.longLived[nextLongLived] = Stopwatch.nanoseconds()
+                    nextLongLived += 1
+                }
+                if nextFresh == writes && nextLongLived == writes { break }
+            }
+            return sightings
+        }
+
+        let child = ChildProcess(executable: ChildProcess.currentExecutable, arguments: [
+            "child-writer", "--config", context.configurationPath, "--store", context.storePath, "--entity", entity,
+            "--field", field, "--count", String(writes), "--interval-ms",
+            String(context.settings.freshnessIntervalMilliseconds), "--tag", tag,
+        ])
+        let running = try child.start()
+        let outcome = try await Task.detached {
+            try running.wait(output: running.output.readDataToEndOfFile())
+        }.value
+        // Give the indexer time to apply the last writes, then stop watching.
+        let watchdog = Task {
+            try? await Task.sleep(for: .seconds(5))
+            watcher.cancel()
+        }
+        let sightings = await watcher.value
+        watchdog.cancel()
+        await indexer.stop()
+        guard outcome.status == 0 else {
+            throw BenchError("the writer child process failed with status \(outcome.status) (its error is above)")
+        }
+        var commits: [Int: UInt64] = [:]
+        for line in String(decoding: outcome.standardOutput, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let index = Int(parts[0]), let stamp = UInt64(parts[1]) { commits[index] = stamp }
+        }
+        guard commits.count == writes else {
+            throw BenchError("the writer child reported \(commits.count) commits of \(writes)")
+        }
+        func latencies(_ seen: [Int: UInt64]) -> [Double] {
+            seen.compactMap { index, time in
+                commits[index].map { Double(time > $0 ? time - $0 : 0) / 1e9 }
+            }
+        }
+        let result = Result(
+            writes: writes, intervalMilliseconds: context.settings.freshnessIntervalMilliseconds,
+            indexUpdates: sightings.updates, latency: LatencySummary(samples: latencies(sightings.fresh)),
+            found: sightings.fresh.count, longLivedLatency: LatencySummary(samples: latencies(sightings.longLived)),
+            longLivedFound: sightings.longLived.count)
+        Progress.note(String(format: "freshness: %d/%d found, p50 %.1f ms, p99 %.1f ms; long-lived searcher %d found, p50 %.1f ms",
+                             result.found, writes, result.latency.p50 * 1000, result.latency.p99 * 1000,
+                             result.longLivedFound, result.longLivedLatency.p50 * 1000))
+        return result
+    }
+}
