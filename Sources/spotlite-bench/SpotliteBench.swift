@@ -12,7 +12,7 @@ struct SpotliteBench: AsyncParsableCommand {
         Build in release mode first (`make bench` does both). The default run takes about ten minutes on two cores;
         --scale adds a run over 1,000,000 derived records (much longer).
         """,
-        subcommands: [SuiteCommand.self, ChildRebuild.self, ChildWriter.self],
+        subcommands: [SuiteCommand.self, ChildRebuild.self, ChildWriter.self, ChildRawBuild.self],
         defaultSubcommand: SuiteCommand.self
     )
 

@@ -33,6 +33,8 @@ struct SuiteCommand: AsyncParsableCommand {
     var singleRowTransactions = 1000
     @Option(help: "Rows of the batch transaction of the incremental figure.")
     var batchRows = 10_000
+    @Option(help: "Records of the raw engine-lever builds of the rebuild figure.")
+    var leverRecords = 20_000
     @Flag(help: "Also run the scale figure (slow).")
     var scale = false
     @Option(help: "Records of the scale figure.")
@@ -47,7 +49,8 @@ struct SuiteCommand: AsyncParsableCommand {
                                        ("--known-items", knownItems, 1), ("--freshness-writes", freshnessWrites, 1),
                                        ("--freshness-interval-ms", freshnessIntervalMs, 0),
                                        ("--single-row-transactions", singleRowTransactions, 1),
-                                       ("--batch-rows", batchRows, 1), ("--scale-records", scaleRecords, 1)]
+                                       ("--batch-rows", batchRows, 1), ("--lever-records", leverRecords, 1),
+                                       ("--scale-records", scaleRecords, 1)]
         where value < minimum {
             throw ValidationError("\(name) must be at least \(minimum), got \(value)")
         }
@@ -90,7 +93,7 @@ struct SuiteCommand: AsyncParsableCommand {
         let settings = RunSettings(
             runs: runs, slowRuns: slowRuns, queries: queries, knownItems: knownItems, freshnessWrites: freshnessWrites,
             freshnessIntervalMilliseconds: freshnessIntervalMs, singleRowTransactions: singleRowTransactions,
-            batchRows: batchRows, scale: scale, scaleRecords: scaleRecords)
+            batchRows: batchRows, leverRecords: leverRecords, scale: scale, scaleRecords: scaleRecords)
         let corpusPath = Configuration.resolvePath(corpus, against: currentDirectory)
         Progress.note("reading \(corpusPath)")
         let prepared = try Corpus.prepare(source: corpusPath, limit: limit, key: entity.key,
@@ -110,7 +113,7 @@ struct SuiteCommand: AsyncParsableCommand {
                 report.capture = result
                 rows = result.rows
             case .rebuild:
-                let result = try await RebuildFigure.run(context)
+                let result = try RebuildFigure.run(context)
                 report.rebuild = result
                 rows = result.rows
             case .size:
@@ -126,7 +129,7 @@ struct SuiteCommand: AsyncParsableCommand {
                 report.relevance = result
                 rows = result.rows
             case .memory:
-                let result = try MemoryFigure.run(context)
+                let result = try MemoryFigure.run(context, rebuild: report.rebuild)
                 report.memory = result
                 rows = result.rows
             case .incremental:

@@ -17,6 +17,8 @@ final class BenchContext {
     private var openedStore: SpotliteStore?
     private var builtFTS: FTS5Index?
     private var indexReady = false
+    /// How long building the FTS5 database took.
+    private(set) var ftsBuildSeconds = Double.nan
 
     init(settings: RunSettings, configuration: Configuration, configurationPath: String, entity: EntityConfiguration,
          corpus: Corpus, workDirectory: String) {
@@ -84,8 +86,11 @@ final class BenchContext {
     /// The FTS5 baseline over the same records, built on first use.
     func fts() throws -> FTS5Index {
         if let builtFTS { return builtFTS }
-        let fts = try FTS5Index(records: corpus.records, configuration: configuration, entity: entity.name,
-                                path: path("fts5.sqlite"))
+        let (seconds, fts) = try Stopwatch.measure {
+            try FTS5Index(records: corpus.records, configuration: configuration, entity: entity.name,
+                          path: path("fts5.sqlite"))
+        }
+        ftsBuildSeconds = seconds
         builtFTS = fts
         return fts
     }

@@ -10,6 +10,8 @@ struct RunSettings: Codable, Sendable {
     var freshnessIntervalMilliseconds: Int
     var singleRowTransactions: Int
     var batchRows: Int
+    /// Records of the engine-lever builds of the rebuild figure.
+    var leverRecords: Int
     var scale: Bool
     var scaleRecords: Int
 }
