@@ -34,7 +34,7 @@ struct SuiteCommand: AsyncParsableCommand {
     @Option(help: "Rows of the batch transaction of the incremental figure.")
     var batchRows = 10_000
     @Option(help: "Records of the raw engine-lever builds of the rebuild figure.")
-    var leverRecords = 20_000
+    var leverRecords = 12_000
     @Flag(help: "Also run the scale figure (slow).")
     var scale = false
     @Option(help: "Records of the scale figure.")

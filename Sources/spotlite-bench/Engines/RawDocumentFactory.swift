@@ -15,6 +15,10 @@ final class RawDocumentFactory {
         var uniformWeights = false
         /// Record spelling data for query correction; Spotlite always does.
         var spelling = true
+        /// When set, spelling data comes only from these text fields (Spotlite takes it from every text field).
+        var spellingFields: Set<String>?
+        /// Word positions in the prefixed copies of text fields (`name:"two words"` phrases); Spotlite keeps them.
+        var prefixedPositions = true
     }
 
     private struct Field {
@@ -33,6 +37,7 @@ final class RawDocumentFactory {
     private let fields: [Field]
     private let generator: XapianTermGenerator
     private let variations: Variations
+    private let spellingDatabase: XapianWritableDatabase?
     /// Keyword values longer than this are left out, as the indexer does (Xapian's term limit is 245 bytes).
     private static let maximumKeywordBytes = 200
 
@@ -73,6 +78,7 @@ final class RawDocumentFactory {
         }
         generator = try XapianTermGenerator(language: stemmer == "none" ? nil : stemmer,
                                             stopwords: configuration.indexer.stopwords == "none" ? .none : .english)
+        self.spellingDatabase = variations.spelling ? spellingDatabase : nil
         if variations.spelling { try generator.setSpellingDatabase(spellingDatabase) }
     }
 
@@ -92,10 +98,14 @@ final class RawDocumentFactory {
             switch field.type {
             case .text:
                 if !value.isEmpty {
+                    if let fields = variations.spellingFields, spellingDatabase != nil {
+                        try generator.setSpellingDatabase(fields.contains(field.name) ? spellingDatabase : nil)
+                    }
                     try generator.indexText(value, weight: variations.uniformWeights ? 1 : field.weight,
                                             positions: variations.positions)
                     if let prefix = field.termPrefix, !variations.uniformWeights {
-                        try generator.indexText(value, weight: 1, prefix: prefix, positions: variations.positions)
+                        try generator.indexText(value, weight: 1, prefix: prefix,
+                                                positions: variations.positions && variations.prefixedPositions)
                     }
                     try generator.increaseTermPosition()
                 }

@@ -19,6 +19,8 @@ enum IncrementalUpdateFigure {
         var runs: Int
         var singleRows: Case
         var batch: Case
+        /// One update per single-row transaction, as live mode does after each commit: the floor of freshness.
+        var perCommitUpdate: LatencySummary
 
         var rows: [TableRow] {
             [
@@ -26,6 +28,8 @@ enum IncrementalUpdateFigure {
                          "\(Format.seconds(singleRows.seconds)), \(Format.seconds(singleRows.perChange)) per change"),
                 TableRow("3 incremental", "one \(batch.changes)-row transaction",
                          "\(Format.seconds(batch.seconds)), \(Format.seconds(batch.perChange)) per change"),
+                TableRow("3 incremental", "update after each single-row commit (\(perCommitUpdate.count)×): p50 / p99",
+                         "\(Format.milliseconds(perCommitUpdate.p50)) / \(Format.milliseconds(perCommitUpdate.p99))"),
             ]
         }
     }
@@ -68,6 +72,13 @@ enum IncrementalUpdateFigure {
                                  run + 1, context.settings.slowRuns, singleCount, singleSummary.seconds, batchCount,
                                  batchSummary.seconds))
         }
+        var perCommit: [Double] = []
+        for (index, key) in keys.shuffled(using: &generator).prefix(min(50, keys.count)).enumerated() {
+            try store.write(author: "app", context: "bench") { db in
+                try db.execute(sql: update, arguments: [" percommit\(index)", key])
+            }
+            perCommit.append(try await measure(indexer, expecting: 1).seconds)
+        }
         let singleSeconds = Statistics.median(single)
         let batchSeconds = Statistics.median(batch)
         return Result(
@@ -75,7 +86,8 @@ enum IncrementalUpdateFigure {
             singleRows: Case(transactions: singleCount, changes: singleChanges, seconds: singleSeconds,
                              perChange: singleSeconds / Double(max(singleChanges, 1)), samples: single),
             batch: Case(transactions: 1, changes: batchChanges, seconds: batchSeconds,
-                        perChange: batchSeconds / Double(max(batchChanges, 1)), samples: batch))
+                        perChange: batchSeconds / Double(max(batchChanges, 1)), samples: batch),
+            perCommitUpdate: LatencySummary(samples: perCommit))
     }
 
     /// Times one update and checks it applied what was written.

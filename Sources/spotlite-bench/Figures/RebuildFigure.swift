@@ -4,12 +4,13 @@ import SpotliteSearch
 /// Figure 2: Spotlite's full rebuild (store snapshot → documents → new generation → fsync → switch) against the
 /// raw engine loop with identical term generation and no store, then the engine's own levers against the naive loop.
 ///
-/// Spotlite's rebuild runs in a child process (`spotlite-bench child-rebuild`), so that the same runs give the
-/// rebuild's peak memory (figure 7); its time is measured inside the child, around the rebuild alone. Every run
+/// Spotlite's rebuild and the raw loop each run in a child process (`spotlite-bench child-rebuild`,
+/// `child-raw-build`), so that the same runs give the rebuild's peak memory (figure 7); times are measured inside
+/// the children, around the builds alone (not process start, not corpus parsing). Every run
 /// builds each variant once, in the same order, so ratios compare builds made moments apart on the same machine
 /// state; the figures are medians over runs of those per-run ratios. The levers are measured on the first
-/// `leverRecords` records (20,000 by default, still two automatic flushes at Xapian's default threshold) to keep
-/// the suite within its time budget.
+/// `leverRecords` records (12,000 by default: one automatic flush at Xapian's default threshold of 10,000, then the
+/// final commit), in this process, to keep the suite within its time budget.
 enum RebuildFigure {
     struct Variant: Codable, Sendable {
         var name: String
@@ -29,6 +30,8 @@ enum RebuildFigure {
         /// The raw loop with Spotlite's write scheme: `DB_NO_SYNC`, then one fsync before use.
         var rawSeconds: Double
         var rawSamples: [Double]
+        /// Peak resident memory of each raw build (child process holding the parsed corpus besides the engine).
+        var rawPeakResidentBytes: [Int]
         /// Spotlite / raw loop with the same write scheme: the cost of the store, the mapping and the generations.
         var ratio: Double
         var leverDocuments: Int
@@ -69,30 +72,40 @@ enum RebuildFigure {
         _ = try context.store()
         let records = context.corpus.records
         let leverRecords = Array(records.prefix(context.settings.leverRecords))
+        let weightedFields = context.entity.fields.filter { $0.type == .text && $0.weight > 1 }.map(\.name)
+        let spellingFields = Set(weightedFields.isEmpty ? Array(context.textFields.prefix(1)) : weightedFields)
         var sameScheme = RawIndexer.Options()
         sameScheme.noSync = true
         var oneFlush = sameScheme
         oneFlush.flushThreshold = leverRecords.count + 1
+        var noPrefixedPositions = sameScheme
+        noPrefixedPositions.variations.prefixedPositions = false
         var noPositions = sameScheme
         noPositions.variations.positions = false
+        var someSpelling = sameScheme
+        someSpelling.variations.spellingFields = spellingFields
         var noSpelling = sameScheme
         noSpelling.variations.spelling = false
         var pipelined = noSpelling
         pipelined.pipelined = true
-        var allLevers = pipelined
-        allLevers.flushThreshold = oneFlush.flushThreshold
+        var combined = noPrefixedPositions
+        combined.variations.spellingFields = spellingFields
         let levers = [
             Lever(name: "DB_NO_SYNC + one fsync", options: sameScheme),
             Lever(name: "+ one flush (threshold \(oneFlush.flushThreshold!))", options: oneFlush),
-            Lever(name: "+ no positions (no phrase search)", options: noPositions),
+            Lever(name: "+ no positions in prefixed copies (no field:\"…\" phrases)", options: noPrefixedPositions),
+            Lever(name: "+ no positions at all (no phrase search)", options: noPositions),
+            Lever(name: "+ spelling data from \(spellingFields.sorted().joined(separator: ", ")) only", options: someSpelling),
             Lever(name: "+ no spelling data (no correction)", options: noSpelling),
             Lever(name: "+ no spelling, documents built on a 2nd thread", options: pipelined),
-            Lever(name: "no-sync, one flush, no spelling, 2nd thread", options: allLevers),
+            Lever(name: "no-sync + prefixed copies unpositioned + spelling from \(spellingFields.sorted().joined(separator: ", "))",
+                  options: combined),
         ]
 
         var spotlite: [Double] = []
         var peaks: [Int] = []
         var raw: [Double] = []
+        var rawPeaks: [Int] = []
         var ratios: [Double] = []
         var naive: [Double] = []
         var leverSamples = Array(repeating: [Double](), count: levers.count)
@@ -100,29 +113,43 @@ enum RebuildFigure {
         let rawPath = context.path("raw-index")
         let scratch = context.path("raw-lever")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        func build(_ records: [Corpus.Record], _ options: RawIndexer.Options, at path: String) throws -> Double {
-            try RawIndexer.build(records: records, configuration: context.configuration, entity: context.entity.name,
-                                 path: path, options: options).seconds
-        }
         for run in 0..<context.settings.slowRuns {
-            let child = try ChildRebuild.run(configurationPath: context.configurationPath,
-                                             storePath: context.storePath, indexPath: context.indexPath)
-            let rawTime = try build(records, sameScheme, at: rawPath)
-            spotlite.append(child.report.seconds)
-            peaks.append(child.peakResidentBytes)
-            raw.append(rawTime)
-            ratios.append(child.report.seconds / rawTime)
-            let naiveTime = try build(leverRecords, RawIndexer.Options(), at: scratch)
+            // Both builds run in fresh child processes, in alternating order, so neither inherits the other's heap
+            // or page-cache state more often than the other.
+            var spotliteRun: (report: ChildRebuild.Report, peakResidentBytes: Int)?
+            var rawRun: (report: ChildRawBuild.Report, peakResidentBytes: Int)?
+            for step in (run % 2 == 0 ? [0, 1] : [1, 0]) {
+                if step == 0 {
+                    spotliteRun = try ChildRebuild.run(configurationPath: context.configurationPath,
+                                                       storePath: context.storePath, indexPath: context.indexPath)
+                } else {
+                    rawRun = try ChildRawBuild.run(corpusPath: context.corpus.path,
+                                                   configurationPath: context.configurationPath,
+                                                   entity: context.entity.name, indexPath: rawPath, limit: nil,
+                                                   options: sameScheme)
+                }
+            }
+            guard let spotliteRun, let rawRun else { continue }
+            spotlite.append(spotliteRun.report.seconds)
+            peaks.append(spotliteRun.peakResidentBytes)
+            raw.append(rawRun.report.seconds)
+            rawPeaks.append(rawRun.peakResidentBytes)
+            ratios.append(spotliteRun.report.seconds / rawRun.report.seconds)
+
+            let naiveTime = try RawIndexer.build(records: leverRecords, configuration: context.configuration,
+                                                 entity: context.entity.name, path: scratch,
+                                                 options: RawIndexer.Options()).seconds
             naive.append(naiveTime)
             for (index, lever) in levers.enumerated() {
-                let time = try build(leverRecords, lever.options, at: scratch)
+                let time = try RawIndexer.build(records: leverRecords, configuration: context.configuration,
+                                                entity: context.entity.name, path: scratch, options: lever.options).seconds
                 leverSamples[index].append(time)
                 leverRatios[index].append(time / naiveTime)
             }
             Progress.note(String(format: "rebuild run %d/%d: Spotlite %.2f s (peak RSS %@), raw %.2f s; on %d docs: naive %.2f s, levers %@",
-                                 run + 1, context.settings.slowRuns, child.report.seconds,
-                                 Format.bytes(child.peakResidentBytes), rawTime, leverRecords.count, naiveTime,
-                                 leverSamples.map { String(format: "%.2f", $0.last!) }.joined(separator: " ")))
+                                 run + 1, context.settings.slowRuns, spotliteRun.report.seconds,
+                                 Format.bytes(spotliteRun.peakResidentBytes), rawRun.report.seconds, leverRecords.count,
+                                 naiveTime, leverSamples.map { String(format: "%.2f", $0.last!) }.joined(separator: " ")))
         }
         context.markIndexReady()
         let (matches, compared) = try compareIndexes(spotlite: context.liveGenerationPath(), raw: rawPath,
@@ -130,8 +157,8 @@ enum RebuildFigure {
         return Result(
             runs: spotlite.count, documents: records.count, spotliteSeconds: Statistics.median(spotlite),
             spotliteSamples: spotlite, spotlitePeakResidentBytes: peaks, rawSeconds: Statistics.median(raw),
-            rawSamples: raw, ratio: Statistics.median(ratios), leverDocuments: leverRecords.count,
-            naiveSeconds: Statistics.median(naive),
+            rawSamples: raw, rawPeakResidentBytes: rawPeaks, ratio: Statistics.median(ratios),
+            leverDocuments: leverRecords.count, naiveSeconds: Statistics.median(naive),
             levers: levers.indices.map { index in
                 Variant(name: levers[index].name, seconds: Statistics.median(leverSamples[index]),
                         relativeToNaive: Statistics.median(leverRatios[index]), samples: leverSamples[index])
