@@ -17,6 +17,8 @@ enum QueryLatencyFigure {
         /// data fetched but not decoded. The gap to `spotliteOr` is what the query API adds.
         var engineOr: LatencySummary
         var engineAnd: LatencySummary
+        /// The engine alone, OR, parsing with Xapian's spelling-correction flag as the query API does.
+        var engineOrSpelling: LatencySummary
         var fts5Or: LatencySummary
         var fts5And: LatencySummary
         /// FTS5 mean / Spotlite mean, OR-queries (median over passes).
@@ -40,6 +42,7 @@ enum QueryLatencyFigure {
                 TableRow("5 query", "Spotlite OR with snippets", line(spotliteOrWithSnippets)),
                 TableRow("5 query", "Xapian alone OR (same index, no API)", line(engineOr)),
                 TableRow("5 query", "Xapian alone AND", line(engineAnd)),
+                TableRow("5 query", "Xapian alone OR + FLAG_SPELLING_CORRECTION", line(engineOrSpelling)),
                 TableRow("5 query", "FTS5 OR", line(fts5Or)),
                 TableRow("5 query", "FTS5 AND", line(fts5And)),
                 TableRow("5 query", "FTS5 / Spotlite, OR (mean)", Format.ratio(speedupOr), target: "≥ 10×",
@@ -57,6 +60,9 @@ enum QueryLatencyFigure {
         let stemmer = context.configuration.indexer.stemmerName
         let parser = try XapianQueryParser(language: stemmer == "none" ? nil : stemmer,
                                            stopwords: context.configuration.indexer.stopwords == "none" ? .none : .english)
+        let spellingParser = try XapianQueryParser(language: stemmer == "none" ? nil : stemmer,
+                                                   stopwords: context.configuration.indexer.stopwords == "none" ? .none : .english)
+        try spellingParser.setDatabase(engine)
         let queries = QueryWorkload.adHoc(records: context.corpus.records, textFields: context.textFields,
                                           count: context.settings.queries)
         guard !queries.isEmpty else {
@@ -87,6 +93,9 @@ enum QueryLatencyFigure {
                         _ = try engine.search(try parser.parse(text), limit: 10)
                     })
                 }
+                samples["engineOrSpelling", default: []].append(try Stopwatch.seconds {
+                    _ = try engine.search(try spellingParser.parse(text, flags: [.default, .spellingCorrection]), limit: 10)
+                })
                 samples["fts5Or", default: []].append(try Stopwatch.seconds {
                     _ = try fts.search(words: query.words, matchAll: false)
                 })
@@ -105,7 +114,8 @@ enum QueryLatencyFigure {
         return Result(
             passes: passes.count, queries: queries.count, spotliteOr: median("spotliteOr"),
             spotliteAnd: median("spotliteAnd"), spotliteOrWithSnippets: median("spotliteOrWithSnippets"),
-            engineOr: median("engineOr"), engineAnd: median("engineAnd"), fts5Or: median("fts5Or"), fts5And: median("fts5And"),
+            engineOr: median("engineOr"), engineAnd: median("engineAnd"),
+            engineOrSpelling: median("engineOrSpelling"), fts5Or: median("fts5Or"), fts5And: median("fts5And"),
             speedupOr: Statistics.median(passes.map { $0["fts5Or"]!.mean / $0["spotliteOr"]!.mean }),
             speedupAnd: Statistics.median(passes.map { $0["fts5And"]!.mean / $0["spotliteAnd"]!.mean }),
             emptyAndResults: emptyAnd)
