@@ -25,7 +25,11 @@ struct ChildRawBuild: ParsableCommand {
 
     struct Report: Codable {
         var seconds: Double
+        /// CPU time of the build (user + system, every thread).
+        var cpuSeconds: Double
         var documents: Int
+        /// The child's own peak resident memory (`VmHWM`), which includes the corpus it parsed.
+        var peakResidentBytes: Int
     }
 
     func run() throws {
@@ -46,7 +50,9 @@ struct ChildRawBuild: ParsableCommand {
         options.variations.spellingFields = spellingFields.map { Set($0.split(separator: ",").map(String.init)) }
         let outcome = try RawIndexer.build(records: records, configuration: configuration, entity: description.name,
                                            path: index, options: options)
-        let data = try JSONEncoder().encode(Report(seconds: outcome.seconds, documents: outcome.documents))
+        let data = try JSONEncoder().encode(Report(
+            seconds: outcome.seconds, cpuSeconds: outcome.cpuSeconds, documents: outcome.documents,
+            peakResidentBytes: ProcessResources.peakResidentBytes()))
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
 
@@ -65,10 +71,9 @@ struct ChildRawBuild: ParsableCommand {
         return arguments
     }
 
-    /// Runs a raw build in a child process and returns its report with the child's peak memory (which includes the
-    /// corpus it holds in memory).
+    /// Runs a raw build in a child process and returns its report.
     static func run(corpusPath: String, configurationPath: String, entity: String, indexPath: String, limit: Int?,
-                    options: RawIndexer.Options) throws -> (report: Report, peakResidentBytes: Int) {
+                    options: RawIndexer.Options) throws -> Report {
         var arguments = ["child-raw-build", "--corpus", corpusPath, "--config", configurationPath, "--entity", entity,
                          "--index", indexPath]
         if let limit { arguments += ["--limit", String(limit)] }
@@ -80,6 +85,6 @@ struct ChildRawBuild: ParsableCommand {
         guard let line = String(decoding: outcome.standardOutput, as: UTF8.self).split(separator: "\n").last,
               let report = try? JSONDecoder().decode(Report.self, from: Data(line.utf8))
         else { throw BenchError("the raw build child process printed no report") }
-        return (report, outcome.peakResidentBytes)
+        return report
     }
 }

@@ -8,8 +8,9 @@ import Glibc
 #endif
 
 /// `spotlite-bench child-writer`: the other process of the freshness figure. Inserts `count` probe records, one
-/// per transaction, `interval` milliseconds apart, and prints after each commit `INDEX NANOSECONDS` (the machine's
-/// monotonic clock), which the suite compares with the moment the probe became searchable.
+/// per transaction, `interval` milliseconds apart, and prints after each commit `INDEX NANOSECONDS TOKEN` (the
+/// machine's monotonic clock, and the history token of the commit), which the suite compares with the moments the
+/// commit was announced and the probe became searchable.
 struct ChildWriter: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "child-writer", abstract: "Write probe records one per transaction (used by the suite).",
@@ -46,7 +47,8 @@ struct ChildWriter: ParsableCommand {
                 try db.execute(sql: insert, arguments: [key, text])
             }
             let stamp = Stopwatch.nanoseconds()
-            FileHandle.standardOutput.write(Data("\(index) \(stamp)\n".utf8))
+            let token = try spotliteStore.currentToken()?.rawValue ?? 0
+            FileHandle.standardOutput.write(Data("\(index) \(stamp) \(token)\n".utf8))
             if intervalMs > 0 { usleep(useconds_t(intervalMs * 1000)) }
         }
     }

@@ -23,6 +23,8 @@ enum RawIndexer {
 
     struct Outcome {
         var seconds: Double
+        /// CPU time of this process during the build (every thread, so the builder thread counts).
+        var cpuSeconds: Double
         var documents: Int
     }
 
@@ -32,6 +34,7 @@ enum RawIndexer {
             throw BenchError("a pipelined raw build cannot record spelling data (the term generator would write to the database from the builder thread)")
         }
         try? FileManager.default.removeItem(atPath: path)
+        let cpuBefore = ProcessResources.cpuSeconds()
         let seconds = try Stopwatch.seconds {
             let writer = try openWriter(path: path, options: options)
             if options.pipelined {
@@ -48,7 +51,7 @@ enum RawIndexer {
             try writer.close()
             if options.noSync { try syncTree(path) }
         }
-        return Outcome(seconds: seconds, documents: records.count)
+        return Outcome(seconds: seconds, cpuSeconds: ProcessResources.cpuSeconds() - cpuBefore, documents: records.count)
     }
 
     private static func openWriter(path: String, options: Options) throws -> XapianWritableDatabase {

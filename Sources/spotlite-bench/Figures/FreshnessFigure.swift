@@ -19,6 +19,11 @@ enum FreshnessFigure {
         /// Through one long-lived searcher.
         var longLivedLatency: LatencySummary
         var longLivedFound: Int
+        /// Where the time goes: commit → the store's change notification in this process; commit → the index
+        /// commit that covers it (`indexUpdates()`); and how long each live update took.
+        var commitToNotification: LatencySummary
+        var commitToIndexCommit: LatencySummary
+        var updateDuration: LatencySummary
 
         static let p50Target = 0.050
         static let p99Target = 0.250
@@ -32,6 +37,12 @@ enum FreshnessFigure {
                          Format.milliseconds(latency.p99), target: "≤ 250 ms", met: allFound && latency.p99 <= Self.p99Target),
                 TableRow("4 freshness", "same through one long-lived IndexSearcher, p50 / p99",
                          "\(Format.milliseconds(longLivedLatency.p50)) / \(Format.milliseconds(longLivedLatency.p99)) (\(longLivedFound)/\(writes) found)"),
+                TableRow("4 freshness", "of which commit → change notification, p50 / p99",
+                         "\(Format.milliseconds(commitToNotification.p50)) / \(Format.milliseconds(commitToNotification.p99))"),
+                TableRow("4 freshness", "commit → index commit covering it, p50 / p99",
+                         "\(Format.milliseconds(commitToIndexCommit.p50)) / \(Format.milliseconds(commitToIndexCommit.p99))"),
+                TableRow("4 freshness", "duration of one live index update, p50 / p99",
+                         "\(Format.milliseconds(updateDuration.p50)) / \(Format.milliseconds(updateDuration.p99))"),
             ]
         }
     }
@@ -40,6 +51,8 @@ enum FreshnessFigure {
         var fresh: [Int: UInt64] = [:]
         var longLived: [Int: UInt64] = [:]
         var updates = 0
+        /// Each index commit: the token it reflects, when it was seen, how long the update took.
+        var indexCommits: [(token: Int64, seen: UInt64, seconds: Double)] = []
     }
 
     static func run(_ context: BenchContext) async throws -> Result {
@@ -50,6 +63,14 @@ enum FreshnessFigure {
         let tag = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         let indexer = try context.makeIndexer()
         let updates = indexer.indexUpdates()
+        let notifications = try context.store().changeNotifications()
+        let announcer = Task { () -> [(token: Int64, seen: UInt64)] in
+            var seen: [(token: Int64, seen: UInt64)] = []
+            for await notification in notifications {
+                seen.append((notification.token?.rawValue ?? 0, Stopwatch.nanoseconds()))
+            }
+            return seen
+        }
         try await indexer.start()
         let configuration = context.configuration
         let indexPath = context.indexPath
@@ -66,8 +87,9 @@ enum FreshnessFigure {
                 let key = ChildWriter.key(tag: tag, index: index)
                 return (try? searcher.search(request).hits.first?.key.description == key) ?? false
             }
-            for await _ in updates {
+            for await update in updates {
                 sightings.updates += 1
+                sightings.indexCommits.append((update.token?.rawValue ?? 0, Stopwatch.nanoseconds(), update.summary.seconds))
                 if let fresh = try? IndexSearcher(configuration: configuration, indexPath: indexPath) {
                     while nextFresh < writes, visible(nextFresh, through: fresh) {
                         sightings.fresh[nextFresh] = Stopwatch.nanoseconds()
@@ -99,14 +121,20 @@ enum FreshnessFigure {
         }
         let sightings = await watcher.value
         watchdog.cancel()
+        announcer.cancel()
+        let announcements = await announcer.value
         await indexer.stop()
         guard outcome.status == 0 else {
             throw BenchError("the writer child process failed with status \(outcome.status) (its error is above)")
         }
         var commits: [Int: UInt64] = [:]
+        var tokens: [Int: Int64] = [:]
         for line in String(decoding: outcome.standardOutput, as: UTF8.self).split(separator: "\n") {
             let parts = line.split(separator: " ")
-            if parts.count == 2, let index = Int(parts[0]), let stamp = UInt64(parts[1]) { commits[index] = stamp }
+            if parts.count == 3, let index = Int(parts[0]), let stamp = UInt64(parts[1]), let token = Int64(parts[2]) {
+                commits[index] = stamp
+                tokens[index] = token
+            }
         }
         guard commits.count == writes else {
             throw BenchError("the writer child reported \(commits.count) commits of \(writes)")
@@ -116,11 +144,21 @@ enum FreshnessFigure {
                 commits[index].map { Double(time > $0 ? time - $0 : 0) / 1e9 }
             }
         }
+        /// For each commit, the delay until the first event (in arrival order) whose token covers it.
+        func delays(_ events: [(token: Int64, seen: UInt64)]) -> [Double] {
+            commits.compactMap { index, stamp in
+                guard let token = tokens[index], let event = events.first(where: { $0.token >= token }) else { return nil }
+                return Double(event.seen > stamp ? event.seen - stamp : 0) / 1e9
+            }
+        }
         let result = Result(
             writes: writes, intervalMilliseconds: context.settings.freshnessIntervalMilliseconds,
             indexUpdates: sightings.updates, latency: LatencySummary(samples: latencies(sightings.fresh)),
             found: sightings.fresh.count, longLivedLatency: LatencySummary(samples: latencies(sightings.longLived)),
-            longLivedFound: sightings.longLived.count)
+            longLivedFound: sightings.longLived.count,
+            commitToNotification: LatencySummary(samples: delays(announcements)),
+            commitToIndexCommit: LatencySummary(samples: delays(sightings.indexCommits.map { ($0.token, $0.seen) })),
+            updateDuration: LatencySummary(samples: sightings.indexCommits.map(\.seconds)))
         Progress.note(String(format: "freshness: %d/%d found, p50 %.1f ms, p99 %.1f ms; long-lived searcher %d found, p50 %.1f ms",
                              result.found, writes, result.latency.p50 * 1000, result.latency.p99 * 1000,
                              result.longLivedFound, result.longLivedLatency.p50 * 1000))

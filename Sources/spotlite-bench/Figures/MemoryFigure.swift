@@ -1,7 +1,8 @@
 import Foundation
 
 /// Figure 7 (first half): peak resident memory of a full rebuild of the corpus, measured on a child process that
-/// does nothing else (`spotlite-bench child-rebuild`), as `wait4`'s `ru_maxrss`. Taken from the rebuild figure's
+/// does nothing else (`spotlite-bench child-rebuild`), as its own high-water mark (see ``ProcessResources`` for why
+/// not `ru_maxrss`). Taken from the rebuild figure's
 /// runs when it ran; otherwise from rebuilds of its own.
 enum MemoryFigure {
     struct Result: FigureResult {
@@ -39,12 +40,12 @@ enum MemoryFigure {
         let indexPath = context.path("index-child")
         defer { try? FileManager.default.removeItem(atPath: indexPath) }
         for run in 0..<runs {
-            let outcome = try ChildRebuild.run(configurationPath: context.configurationPath,
-                                               storePath: context.storePath, indexPath: indexPath)
-            peaks.append(Double(outcome.peakResidentBytes))
-            documents = outcome.report.documents
+            let report = try ChildRebuild.run(configurationPath: context.configurationPath,
+                                              storePath: context.storePath, indexPath: indexPath)
+            peaks.append(Double(report.peakResidentBytes))
+            documents = report.documents
             Progress.note(String(format: "memory run %d/%d: rebuild of %d docs in %.2f s, peak RSS %@", run + 1, runs,
-                                 documents, outcome.report.seconds, Format.bytes(outcome.peakResidentBytes)))
+                                 documents, report.seconds, Format.bytes(report.peakResidentBytes)))
         }
         return Result(runs: runs, documents: documents, peakResidentBytes: Int(Statistics.median(peaks)),
                       rawPeakResidentBytes: nil)

@@ -51,8 +51,9 @@ enum ScaleFigure {
             throw BenchError("the scale import inserted \(imported.inserted) records of \(total); derived keys collided")
         }
         Progress.note(String(format: "scale: imported in %.1f s; rebuilding in a child process", importSeconds))
-        let (report, peak) = try ChildRebuild.run(configurationPath: context.configurationPath, storePath: storePath,
+        let report = try ChildRebuild.run(configurationPath: context.configurationPath, storePath: storePath,
                                                   indexPath: indexPath)
+        let peak = report.peakResidentBytes
         Progress.note(String(format: "scale: rebuilt %d documents in %.1f s, peak RSS %@", report.documents,
                              report.seconds, Format.bytes(peak)))
         let searcher = try IndexSearcher(configuration: context.configuration, indexPath: indexPath)

@@ -3,11 +3,11 @@ import Foundation
 import Glibc
 #endif
 
-/// Runs a program as a child process and reports, besides its output, the peak resident memory of that one child
-/// (`wait4`'s `ru_maxrss`, what `/usr/bin/time -v` prints as "Maximum resident set size").
-///
-/// Spawned with `posix_spawn` and reaped with `wait4` on its own pid, so the figure belongs to this child alone
-/// (`getrusage(RUSAGE_CHILDREN)` would report the largest of every child so far).
+/// Runs a program as a child process: its output, exit status and `wait4`'s `ru_maxrss` (what `/usr/bin/time -v`
+/// prints as "Maximum resident set size"). Spawned with `posix_spawn` and reaped with `wait4` on its own pid, so
+/// the figure is this child's alone rather than the largest of every child (`getrusage(RUSAGE_CHILDREN)`); but see
+/// ``ProcessResources``: on Linux it also carries the spawning process's high-water mark, so the suite's children
+/// report their own peak (`VmHWM`) and this value is kept only as an upper bound.
 struct ChildProcess {
     struct Outcome {
         var status: Int32
