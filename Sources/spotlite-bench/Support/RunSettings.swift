@@ -18,5 +18,5 @@ struct RunSettings: Codable, Sendable {
 
 /// The figures of the suite, in the order they run (the last ones write to the store).
 enum FigureID: String, CaseIterable, Codable, Sendable {
-    case capture, rebuild, size, query, relevance, memory, incremental, freshness, scale
+    case capture, rebuild, size, query, relevance, memory, freshness, incremental, scale
 }
