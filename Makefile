@@ -51,5 +51,13 @@ demo-data:
 demo: release demo-data
 	.build/release/spotlite demo
 
+# The benchmark suite over the real corpus (about ten minutes on two cores); not part of `make test`.
+# Extra options through BENCH_ARGS, e.g. `make bench BENCH_ARGS=--scale` for the 1,000,000-record run.
+BENCH_CORPUS ?= ../shared/corpus/debian-packages.jsonl.xz
+BENCH_ARGS ?=
+bench: deps
+	$(SWIFT) build -c release --product spotlite-bench
+	.build/release/spotlite-bench --corpus $(BENCH_CORPUS) --json-output Index/bench-results.json $(BENCH_ARGS)
+
 clean:
 	rm -rf .build
