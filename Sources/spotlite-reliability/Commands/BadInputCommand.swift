@@ -1,0 +1,5 @@
+import ArgumentParser
+struct BadInputCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "bad-input")
+    @OptionGroup var options: SuiteOptions
+}

@@ -1,0 +1,5 @@
+import ArgumentParser
+struct ResourcesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "resources")
+    @OptionGroup var options: SuiteOptions
+}
