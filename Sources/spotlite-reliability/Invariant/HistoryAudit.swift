@@ -5,7 +5,7 @@ import SpotliteStore
 ///
 /// - the database passes SQLite's `quick_check`;
 /// - every change belongs to an existing transaction (no unsealed or orphan change), and no transaction is empty;
-/// - change order is token order (tokens follow commit order) and no token is at or below the purge mark;
+/// - change order is token order (tokens follow commit order) and the purge mark is a token that was issued;
 /// - no attributed transaction was left open (`spotlite_current.token` is NULL between writes);
 /// - with `ledger`, replaying the history of `Item` gives each live row exactly `rev` updates since its insert, and
 ///   every key the history says is present has a row and vice versa: no commit without its history, no history
@@ -45,9 +45,10 @@ enum HistoryAudit {
             """) ?? 0
         if outOfOrder > 0 { problem("\(outOfOrder) changes have a smaller token than a change committed before them") }
         let purged = try Int64.fetchOne(db, sql: "SELECT value FROM spotlite_meta WHERE \"key\" = 'purged_through'")
-        if let purged, let oldest = try Int64.fetchOne(db, sql: "SELECT min(token) FROM spotlite_transaction"),
-           oldest <= purged {
-            problem("token \(oldest) is still in history although history was purged through \(purged)")
+        let newest = try Int64.fetchOne(db, sql: "SELECT max(token) FROM spotlite_transaction")
+        let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'spotlite_transaction'")
+        if let purged, purged > max(newest ?? 0, sequence ?? 0) {
+            problem("history is marked purged through token \(purged), beyond any token issued (\(sequence ?? 0))")
         }
         if let open = try Int64.fetchOne(db, sql: "SELECT token FROM spotlite_current WHERE id = 1") {
             problem("spotlite_current still points at token \(open): later foreign writes would be misattributed")

@@ -13,10 +13,17 @@ struct ConcurrencySuite {
         var transactions: Int
         var records: Int
         var sharedKeys: Int
+        /// The library writers' pause between transactions, so that a short run still overlaps with cleanup.
+        var writerPauseMilliseconds: Int
+        /// The consumer reads this many transactions, then pauses this long: slower than the writers.
+        var consumerPage: Int
+        var consumerPauseMilliseconds: Int
 
         static func forMode(long: Bool) -> Settings {
-            long ? Settings(transactions: 3000, records: 2000, sharedKeys: 500)
-                : Settings(transactions: 150, records: 200, sharedKeys: 100)
+            long ? Settings(transactions: 3000, records: 2000, sharedKeys: 500, writerPauseMilliseconds: 0,
+                            consumerPage: 10, consumerPauseMilliseconds: 15)
+                : Settings(transactions: 150, records: 200, sharedKeys: 100, writerPauseMilliseconds: 5,
+                           consumerPage: 10, consumerPauseMilliseconds: 5)
         }
     }
 
@@ -43,8 +50,9 @@ struct ConcurrencySuite {
         let watch = try workspace.startSpotlite(["index", "watch", "--json"], label: "watch")
         let stopFile = workspace.path("consumer.stop")
         let consumer = try startChild("consumer", ["consumer", "--config", workspace.configurationPath,
-                                                   "--author", ItemModel.slowConsumer, "--page", "10",
-                                                   "--pause-ms", "15", "--stop-file", stopFile])
+                                                   "--author", ItemModel.slowConsumer, "--page", String(settings.consumerPage),
+                                                   "--pause-ms", String(settings.consumerPauseMilliseconds),
+                                                   "--stop-file", stopFile])
         guard waitUntil(timeout: 60, { try observer.position(of: ItemModel.slowConsumer) != nil }) else {
             throw HarnessError("the slow consumer did not record its position: \(consumer.stderr)")
         }
@@ -55,7 +63,7 @@ struct ConcurrencySuite {
             libraryWriters.append((author, try startChild(author, [
                 "writer", "--config", workspace.configurationPath, "--author", author, "--namespace", namespace,
                 "--seed", String(random.next()), "--transactions", String(settings.transactions),
-                "--shared-keys", String(settings.sharedKeys)])))
+                "--shared-keys", String(settings.sharedKeys), "--pause-ms", String(settings.writerPauseMilliseconds)])))
         }
         let shellWriters = ["p", "q"].map { namespace in
             ShellWriter(name: "sqlite3-\(namespace)",
@@ -63,41 +71,33 @@ struct ConcurrencySuite {
                         transactions: settings.transactions)
         }
 
-        var cleaner: ChildProcess?
-        var cleanerRuns = 0, cleanerDeleted = 0
-        var cleanerFailures: [String] = []
+        let cleaner = CleanerLoop()
         var maximumHistory = 0
         var lastSample = ContinuousClock.now
-        while true {
+        func writing() -> Bool {
+            libraryWriters.contains { $0.child.poll() == nil } || shellWriters.contains { !$0.isFinished }
+        }
+        func tick(cleaning: Bool) throws {
             for writer in shellWriters { try writer.poll(in: workspace) }
-            if let running = cleaner, let ended = running.poll() {
-                cleanerRuns += 1
-                let output = workspace.finish(running)
-                if ended.succeeded, let result = output.jsonObject {
-                    cleanerDeleted += result["deleted_transactions"] as? Int ?? 0
-                } else {
-                    cleanerFailures.append("history clean failed (\(ended)): \(output.errorLine)")
-                }
-                cleaner = nil
-            }
-            let writing = libraryWriters.contains { $0.child.poll() == nil } || shellWriters.contains { !$0.isFinished }
-            if cleaner == nil && writing {
-                cleaner = try workspace.startSpotlite(["history", "clean", "--json"], label: "clean")
-            }
+            try cleaner.poll(in: workspace, keepRunning: cleaning)
             if ContinuousClock.now - lastSample > .milliseconds(500) {
                 lastSample = ContinuousClock.now
                 maximumHistory = max(maximumHistory, try observer.read { db in
                     try Int.fetchOne(db, sql: "SELECT count(*) FROM spotlite_transaction") ?? 0
                 })
             }
-            if !writing && cleaner == nil { break }
+        }
+        while writing() {
+            try tick(cleaning: true)
             usleep(10_000)
         }
         let writingSeconds = (ContinuousClock.now - started).seconds
+        let deletedWhileWriting = cleaner.deletedTransactions
 
         // The watcher must catch up on its own: no pending foreign change, its token at the store's.
         let catchUpStart = ContinuousClock.now
         let caughtUp = waitUntil(timeout: 60) {
+            try tick(cleaning: true)
             guard try !observer.hasPendingChanges() else { return false }
             let status = try IndexStatus(store: observer, configuration: configuration)
             return status.token == status.storeToken
@@ -107,7 +107,16 @@ struct ConcurrencySuite {
                       otherwise: "the index was still behind the store 60 s after the last write")
 
         _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
-        let consumerRun = workspace.finish(consumer, timeout: 600)
+        // The cleaner keeps running while the consumer catches up, then stops.
+        while consumer.poll() == nil && consumer.elapsed < 600 {
+            try tick(cleaning: true)
+            usleep(10_000)
+        }
+        let consumerRun = workspace.finish(consumer, timeout: 1)
+        while cleaner.isRunning {
+            try tick(cleaning: false)
+            usleep(10_000)
+        }
         watch.kill(SIGTERM)
         let watchRun = workspace.finish(watch, timeout: 120)
         report.expect(watchRun.succeeded, "index watch stops cleanly on SIGTERM",
@@ -142,8 +151,8 @@ struct ConcurrencySuite {
             report.record("\(writer.name) committed all \(settings.transactions) transactions", problems:
                 writer.failures + (writer.committed == settings.transactions ? [] : ["committed \(writer.committed)"]))
         }
-        report.record("history clean ran in a loop without error", problems: Array(cleanerFailures.prefix(5)))
-        report.expect(cleanerDeleted > 0, "history clean deleted consumed history during the run",
+        report.record("history clean ran in a loop without error", problems: Array(cleaner.failures.prefix(5)))
+        report.expect(cleaner.deletedTransactions > 0, "history clean deleted consumed history",
                       otherwise: "it never deleted anything, so the consumer check proves nothing")
 
         // The slow consumer saw every library transaction, once, and met no gap.
@@ -169,7 +178,7 @@ struct ConcurrencySuite {
         report.figure("writers", "2 library + 2 sqlite3, \(Format.number(settings.transactions)) transactions each")
         report.figure("transactions committed", "\(Format.number(transactions)) in \(Format.seconds(writingSeconds)) (\(Format.rate(transactions, per: writingSeconds, unit: "transactions")))")
         report.figure("busy retries", busyRetries.joined(separator: ", ") + " (beyond SQLite's busy timeout)")
-        report.figure("history clean", "\(cleanerRuns) runs, \(Format.number(cleanerDeleted)) transactions deleted, history peaked at \(Format.number(maximumHistory))")
+        report.figure("history clean", "\(cleaner.runs) runs, \(Format.number(cleaner.deletedTransactions)) transactions deleted (\(Format.number(deletedWhileWriting)) while the writers ran), history peaked at \(Format.number(maximumHistory))")
         report.figure("index watch", "\(watchBatches) batches applied, caught up \(Format.seconds(catchUp)) after the last write, \(watchErrors.count) error lines")
         report.figure("final update", update.succeeded ? Format.seconds(update.termination.seconds) : "failed")
         report.figure("rows = documents", "\(Format.number(outcome.rows)) rows, \(Format.number(outcome.documents)) documents")
