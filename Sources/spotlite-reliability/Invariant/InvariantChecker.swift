@@ -84,22 +84,36 @@ struct InvariantChecker {
         return rows
     }
 
+    /// A key as ASCII text: Swift compares Strings by canonical equivalence, SQLite and Xapian by bytes, so every
+    /// non-ASCII scalar is spelled out and two keys differing only in normalisation stay two keys.
     static func keyText(_ value: DatabaseValue) -> String {
         switch value.storage {
         case .null: return "<null>"
         case .int64(let number): return "i:\(number)"
         case .double(let number): return "r:\(number)"
-        case .string(let text): return "t:\(text)"
+        case .string(let text): return "t:" + ascii(text)
         case .blob(let data): return "b:\(data.base64EncodedString())"
         }
     }
 
     static func keyText(_ value: StoredValue) -> String {
         switch value {
-        case .text(let text): return "t:\(text)"
+        case .text(let text): return "t:" + ascii(text)
         case .integer(let number): return "i:\(number)"
         case .real(let number): return "r:\(number)"
         }
+    }
+
+    static func ascii(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value >= 0x20 && scalar.value < 0x7F && scalar != "\\" {
+                out.unicodeScalars.append(scalar)
+            } else {
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            }
+        }
+        return out
     }
 
     /// The stored form of a row value, as the indexer writes it.
@@ -133,7 +147,7 @@ struct InvariantChecker {
             for field in entity.fields where field.isStored {
                 let expected = Self.storedValue(row[field.name] as DatabaseValue? ?? .null)
                 let found = hit.fields[field.name]
-                if expected != found {
+                if expected.map(Self.keyText) != found.map(Self.keyText) {
                     problems.append("\(entity.name) \(key): field \(field.name) is \(found.map { "\($0)" } ?? "absent") in the index, \(expected.map { "\($0)" } ?? "null") in the store")
                 }
             }
