@@ -3,8 +3,8 @@ import Foundation
 import Glibc
 #endif
 
-/// A child process started with `posix_spawn`, its standard output and error written to files, reaped with `wait4`
-/// so that its peak memory is known. Owned by one thread: the suites drive children from a single loop.
+/// A child process started with `posix_spawn`, its standard output and error written to files, its peak memory
+/// sampled while it runs. Owned by one thread: the suites drive children from a single loop.
 final class ChildProcess {
     /// How a child ended.
     struct Termination: CustomStringConvertible {
@@ -12,7 +12,7 @@ final class ChildProcess {
         var exitStatus: Int32?
         /// The signal that ended it, when one did.
         var signal: Int32?
-        /// Peak resident memory, in kilobytes.
+        /// Peak resident memory, in kilobytes: the highest `VmHWM` seen while it ran (see ``peakKilobytes``).
         var maximumResidentKilobytes: Int
         var seconds: Double
         /// True when the harness killed it because it ran past its time limit (a hang).
@@ -34,6 +34,9 @@ final class ChildProcess {
     let stderrPath: String
     private let started = ContinuousClock.now
     private(set) var termination: Termination?
+    /// The highest resident set seen so far. `wait4`'s `ru_maxrss` cannot be used: a child made by `posix_spawn`
+    /// (vfork) shares the harness's memory until `exec`, and Linux counts that memory in the child's peak.
+    private(set) var peakKilobytes = 0
 
     /// Starts `executable` with `arguments`. Standard input comes from `stdinPath` (default /dev/null); output goes to
     /// the given files; `directory` is its working directory.
@@ -98,7 +101,18 @@ final class ChildProcess {
     @discardableResult
     func poll() -> Termination? {
         if let termination { return termination }
+        samplePeakMemory()
         return reap(options: WNOHANG)
+    }
+
+    /// Reads `VmHWM` (the peak resident set of the process's current image) from /proc.
+    private func samplePeakMemory() {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            if let kilobytes = Int(line.dropFirst(6).split(whereSeparator: \.isWhitespace).first ?? "") {
+                peakKilobytes = max(peakKilobytes, kilobytes)
+            }
+        }
     }
 
     /// Waits for the child to end. Past `timeout` seconds it is killed with SIGKILL and reported as timed out.
@@ -114,7 +128,8 @@ final class ChildProcess {
                 termination = ended
                 return ended
             }
-            usleep(2_000)
+            // Short naps while it is young (most children end quickly), longer ones after.
+            usleep(elapsed < 0.2 ? 2_000 : 10_000)
         }
     }
 
@@ -133,10 +148,9 @@ final class ChildProcess {
 
     private func reap(options: Int32) -> Termination? {
         var status: Int32 = 0
-        var usage = rusage()
-        let result = wait4(pid, &status, options, &usage)
+        let result = waitpid(pid, &status, options)
         guard result == pid else { return nil }
-        var ended = Termination(exitStatus: nil, signal: nil, maximumResidentKilobytes: usage.ru_maxrss,
+        var ended = Termination(exitStatus: nil, signal: nil, maximumResidentKilobytes: peakKilobytes,
                                 seconds: (ContinuousClock.now - started).seconds)
         // WIFEXITED / WIFSIGNALED, which Swift does not import as functions.
         if status & 0x7F == 0 {

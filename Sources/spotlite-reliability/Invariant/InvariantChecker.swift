@@ -17,6 +17,9 @@ struct InvariantChecker {
         var ledger = true
         /// How many keys to look up one by one with a keyword filter (every live key when the table is small).
         var keyLookups = 300
+        /// Above this many rows, documents are counted and sampled instead of compared one by one (reading a
+        /// million hits back would measure the checker, not the index).
+        var fullComparisonLimit = 200_000
     }
 
     /// What one check found.
@@ -63,9 +66,15 @@ struct InvariantChecker {
         let searcher = try IndexSearcher(configuration: configuration)
         var totalRows = 0
         for entity in configuration.entities {
-            let rows = try store.read { db in try Self.rows(of: entity, in: db) }
-            totalRows += rows.count
-            outcome.problems += try compare(entity: entity, rows: rows, searcher: searcher, lookups: options.keyLookups)
+            let table = entity.name.quotedDatabaseIdentifier
+            let count = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0 }
+            let everyDocument = count <= options.fullComparisonLimit
+            let rows = try store.read { db in
+                try Self.rows(of: entity, in: db, every: everyDocument ? 1 : max(1, count / max(1, options.keyLookups)))
+            }
+            totalRows += count
+            outcome.problems += try compare(entity: entity, rows: rows, rowCount: count, searcher: searcher,
+                                            lookups: options.keyLookups, everyDocument: everyDocument)
         }
         outcome.rows = totalRows
         if status.exists && status.documents != totalRows {
@@ -74,10 +83,11 @@ struct InvariantChecker {
         return outcome
     }
 
-    /// Every row of an entity by key text, with its columns.
-    static func rows(of entity: EntityConfiguration, in db: Database) throws -> [String: Row] {
+    /// The rows of an entity by key text, with their columns: every row, or every `every`-th by rowid.
+    static func rows(of entity: EntityConfiguration, in db: Database, every: Int = 1) throws -> [String: Row] {
         var rows: [String: Row] = [:]
-        let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM \(entity.name.quotedDatabaseIdentifier)")
+        let filter = every > 1 ? " WHERE rowid % \(every) = 0" : ""
+        let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM \(entity.name.quotedDatabaseIdentifier)\(filter)")
         while let row = try cursor.next() {
             rows[Self.keyText(row[entity.key] as DatabaseValue)] = row.copy()
         }
@@ -127,11 +137,16 @@ struct InvariantChecker {
         }
     }
 
-    private func compare(entity: EntityConfiguration, rows: [String: Row], searcher: IndexSearcher,
-                         lookups: Int) throws -> [String] {
+    /// Compares the documents of an entity with its rows: all of them, or (`everyDocument` false) their number and
+    /// the sampled `rows` looked up by key.
+    private func compare(entity: EntityConfiguration, rows: [String: Row], rowCount: Int, searcher: IndexSearcher,
+                         lookups: Int, everyDocument: Bool) throws -> [String] {
         var problems: [String] = []
-        let everything = try searcher.search(SearchRequest("", entities: [entity.name], limit: 10_000_000,
+        let everything = try searcher.search(SearchRequest("", entities: [entity.name], limit: everyDocument ? 10_000_000 : 0,
                                                            snippet: SnippetOptions(length: 0), correctsSpelling: false))
+        if !everyDocument && everything.total != rowCount {
+            problems.append("\(entity.name): the index matches about \(everything.total) documents for \(rowCount) rows")
+        }
         var seen: [String: Int] = [:]
         for hit in everything.hits {
             let key = Self.keyText(hit.key)
@@ -144,18 +159,12 @@ struct InvariantChecker {
                 problems.append("\(entity.name) \(key) is indexed but has no row (deleted record still found)")
                 continue
             }
-            for field in entity.fields where field.isStored {
-                let expected = Self.storedValue(row[field.name] as DatabaseValue? ?? .null)
-                let found = hit.fields[field.name]
-                if expected.map(Self.keyText) != found.map(Self.keyText) {
-                    problems.append("\(entity.name) \(key): field \(field.name) is \(found.map { "\($0)" } ?? "absent") in the index, \(expected.map { "\($0)" } ?? "null") in the store")
-                }
-            }
+            problems += Self.fieldProblems(entity: entity, key: key, row: row, hit: hit)
         }
         for (key, count) in seen where count > 1 {
             problems.append("\(entity.name) \(key) is indexed \(count) times")
         }
-        for key in rows.keys where seen[key] == nil {
+        for key in rows.keys where everyDocument && seen[key] == nil {
             problems.append("\(entity.name) \(key) has a row but no document")
         }
         // Findable by its key, one by one, through a keyword filter when the key is also a keyword field.
@@ -175,7 +184,22 @@ struct InvariantChecker {
                 let keys = found.hits.map { Self.keyText($0.key) }
                 if keys != [key] {
                     problems.append("looking up \(entity.name) \(key) by its key found \(keys.isEmpty ? "nothing" : keys.joined(separator: ", "))")
+                } else if !everyDocument, let row = rows[key] {
+                    problems += Self.fieldProblems(entity: entity, key: key, row: row, hit: found.hits[0])
                 }
+            }
+        }
+        return problems
+    }
+
+    /// Stored fields of a hit that differ from its row.
+    private static func fieldProblems(entity: EntityConfiguration, key: String, row: Row, hit: SearchHit) -> [String] {
+        var problems: [String] = []
+        for field in entity.fields where field.isStored {
+            let expected = storedValue(row[field.name] as DatabaseValue? ?? .null)
+            let found = hit.fields[field.name]
+            if expected.map(keyText) != found.map(keyText) {
+                problems.append("\(entity.name) \(key): field \(field.name) is \(found.map { "\($0)" } ?? "absent") in the index, \(expected.map { "\($0)" } ?? "null") in the store")
             }
         }
         return problems
