@@ -35,7 +35,12 @@ struct CrashSuite {
     let workspace: Workspace
     let report: SuiteReport
     let settings: Settings
+    private let seed: UInt64
+    /// Draws the order of the trial kinds only, so that the order never depends on what earlier trials did.
     private var random: SeededGenerator
+    /// Draws one trial's choices (kill point, writers' seeds, import contents), seeded by the suite's seed and the
+    /// trial's number: trial N makes the same choices in every run with the same seed.
+    private var trialRandom: SeededGenerator
     private var configuration: SpotliteSearch.Configuration
     /// How long an uninterrupted run of each kind takes: kills land uniformly over that span (and a bit past it).
     private var durations: [Kind: Double] = [:]
@@ -49,7 +54,9 @@ struct CrashSuite {
         self.workspace = workspace
         self.report = report
         self.settings = settings
+        self.seed = seed
         random = SeededGenerator(seed: seed)
+        trialRandom = Self.trialGenerator(seed: seed, trial: 0)
         try workspace.write(ItemModel.configuration(storePath: workspace.storePath, indexPath: workspace.indexPath,
                                                     batchSize: 25), to: "spotlite.toml")
         configuration = try workspace.loadConfiguration()
@@ -72,6 +79,11 @@ struct CrashSuite {
         report.figure("uninterrupted runs", Kind.allCases.map { "\($0.rawValue) \(Format.seconds(durations[$0] ?? 0))" }.joined(separator: ", "))
     }
 
+    static func trialGenerator(seed: UInt64, trial: Int) -> SeededGenerator {
+        var mixer = SeededGenerator(seed: seed ^ (UInt64(trial) &* 0xD1B5_4A32_D192_ED03))
+        return mixer.split()
+    }
+
     // MARK: - Set-up
 
     /// Imports the first records, builds the index, and times one uninterrupted run of each kind.
@@ -87,8 +99,8 @@ struct CrashSuite {
         durations[.indexRebuild] = built.termination.seconds
         durations[.indexWatch] = built.termination.seconds
 
-        durations[.libraryWriter] = try runToCompletion(try startLibraryWriter(namespace: "c", seed: random.next())).seconds
-        durations[.shellWriter] = try runToCompletion(try startShellWriter(namespace: "d", seed: random.next())).seconds
+        durations[.libraryWriter] = try runToCompletion(try startLibraryWriter(namespace: "c", seed: trialRandom.next())).seconds
+        durations[.shellWriter] = try runToCompletion(try startShellWriter(namespace: "d", seed: trialRandom.next())).seconds
         durations[.importer] = try runToCompletion(try startImport(prefix: "calibration", context: "calibration")).seconds
         let update = try workspace.runSpotlite(["index", "update", "--json"])
         guard update.succeeded else { throw HarnessError("the calibration update failed: \(update.errorLine)") }
@@ -109,8 +121,10 @@ struct CrashSuite {
 
     private mutating func runTrial(_ trial: Int, kind: Kind) throws {
         var problems: [String] = []
-        let span = (durations[kind] ?? 1) * 1.1 + 0.02
-        let delay = random.unit() * span
+        trialRandom = Self.trialGenerator(seed: seed, trial: trial)
+        // The kill lands at a seeded fraction of the kind's usual run (a little past its end, sometimes).
+        let fraction = trialRandom.unit() * 1.1
+        let delay = fraction * (durations[kind] ?? 1) + 0.002
         var importContext: String?
         var background: ChildProcess?
         let child: ChildProcess
@@ -119,18 +133,18 @@ struct CrashSuite {
             try mutate(trial: trial)
             child = try workspace.startSpotlite(["index", "update", "--json"])
         case .indexRebuild:
-            if random.chance(0.5) { try mutate(trial: trial) }
+            if trialRandom.chance(0.5) { try mutate(trial: trial) }
             child = try workspace.startSpotlite(["index", "rebuild", "--json"])
         case .indexWatch:
             child = try workspace.startSpotlite(["index", "watch", "--json"])
-            background = try startShellWriter(namespace: "w\(trial)", seed: random.next())
+            background = try startShellWriter(namespace: "w\(trial)", seed: trialRandom.next())
         case .importer:
             importContext = "trial-\(trial)"
             child = try startImport(prefix: "i\(trial)", context: importContext!)
         case .libraryWriter:
-            child = try startLibraryWriter(namespace: "l\(trial)", seed: random.next())
+            child = try startLibraryWriter(namespace: "l\(trial)", seed: trialRandom.next())
         case .shellWriter:
-            child = try startShellWriter(namespace: "p\(trial)", seed: random.next())
+            child = try startShellWriter(namespace: "p\(trial)", seed: trialRandom.next())
         }
         usleep(UInt32(delay * 1_000_000))
         if child.poll() == nil {
@@ -151,16 +165,16 @@ struct CrashSuite {
         }
         problems += try recover()
         if let importContext { problems += try checkWholeBatches(context: importContext) }
-        let description = "trial \(trial): kill \(kind.rawValue) after \(Int(delay * 1000)) ms"
+        let description = "trial \(trial): kill \(kind.rawValue) at \(Int(fraction * 100))% of its usual run (\(Int(delay * 1000)) ms)"
         report.record(description, problems: problems)
     }
 
     /// Writes a little through one of the writers, so that the next update has history to apply.
     private mutating func mutate(trial: Int) throws {
         let child: ChildProcess
-        switch random.int(below: 3) {
-        case 0: child = try startLibraryWriter(namespace: "m\(trial)", seed: random.next(), transactions: 20)
-        case 1: child = try startShellWriter(namespace: "m\(trial)", seed: random.next(), transactions: 20)
+        switch trialRandom.int(below: 3) {
+        case 0: child = try startLibraryWriter(namespace: "m\(trial)", seed: trialRandom.next(), transactions: 20)
+        case 1: child = try startShellWriter(namespace: "m\(trial)", seed: trialRandom.next(), transactions: 20)
         default: child = try startImport(prefix: "m\(trial)", context: "mutation-\(trial)", lines: settings.importLines / 3)
         }
         _ = try runToCompletion(child)
@@ -226,7 +240,7 @@ struct CrashSuite {
 
     private mutating func startImport(prefix: String, context: String, lines: Int? = nil) throws -> ChildProcess {
         let generator = ImportFileGenerator(configuration: configuration)
-        let content = try generator.lines(lines ?? settings.importLines, prefix: prefix, random: &random)
+        let content = try generator.lines(lines ?? settings.importLines, prefix: prefix, random: &trialRandom)
         try workspace.write(content.joined(separator: "\n") + "\n", to: "logs/\(prefix).jsonl")
         return try workspace.startSpotlite(["import", workspace.path("logs/\(prefix).jsonl"), "--entity", "Item",
                                             "--batch", String(settings.importBatch), "--context", context])
