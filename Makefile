@@ -51,5 +51,11 @@ demo-data:
 demo: release demo-data
 	.build/release/spotlite demo
 
+# The long reliability suites (crash, concurrency, bad input, resources), in release mode; `make test` runs their
+# quick versions. SEED picks every random choice: `make stress SEED=7` repeats a run.
+SEED ?= 1
+stress: release
+	.build/release/spotlite-reliability all --long --seed $(SEED)
+
 clean:
 	rm -rf .build
