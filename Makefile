@@ -59,5 +59,11 @@ bench: deps
 	$(SWIFT) build -c release --product spotlite-bench
 	.build/release/spotlite-bench --corpus $(BENCH_CORPUS) --json-output Index/bench-results.json $(BENCH_ARGS)
 
+# The long reliability suites (crash, concurrency, bad input, resources), in release mode; `make test` runs their
+# quick versions. SEED picks every random choice: `make stress SEED=7` repeats a run.
+SEED ?= 1
+stress: release
+	.build/release/spotlite-reliability all --long --seed $(SEED)
+
 clean:
 	rm -rf .build

@@ -58,6 +58,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Crash, concurrency, bad-input and resource suites (`make stress`; quick versions run in `make test`).
+        .executableTarget(
+            name: "spotlite-reliability",
+            dependencies: [
+                "SpotliteStore",
+                "SpotliteSearch",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .testTarget(name: "CXapianTests", dependencies: ["CXapian"]),
         .testTarget(name: "SpotliteStoreTests", dependencies: ["SpotliteStore"]),
         .testTarget(name: "SpotliteSearchTests", dependencies: ["SpotliteSearch", "SpotliteStore"]),

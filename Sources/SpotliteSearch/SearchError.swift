@@ -47,7 +47,7 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case let .unknownField(name, reason):
             return "unknown field \"\(name)\": \(reason)"
         case let .engine(type, message):
-            return "search engine error (\(type)): \(message)"
+            return "search engine error (\(type)): \(message); check that the disk is not full and the index directory is writable, and run `spotlite index rebuild` if the index is damaged"
         case .indexingRunning:
             return "the indexer is running; call stop() before deleting the index"
         case let .invalidQuerySet(source, line, reason):

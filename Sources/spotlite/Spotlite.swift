@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import GRDB
 import Logging
+import SpotliteSearch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,6 +53,13 @@ struct Spotlite: AsyncParsableCommand {
             Foundation.exit(error.status)
         } catch let error as ProductError {
             Terminal.printError(error.description)
+            Foundation.exit(1)
+        } catch let error as DatabaseError {
+            // SQLite failed under a command (a full disk, a file that is not writable): not a usage problem.
+            Terminal.printError("the store failed: SQLite error \(error.resultCode.rawValue): \(error.message ?? "\(error)"); check that the disk is not full and that the store and its folder are writable, then run the command again")
+            Foundation.exit(1)
+        } catch let error as XapianError {
+            Terminal.printError("the index failed: \(error); check that the disk is not full and the index directory is writable, and run `spotlite index rebuild` if the index is damaged")
             Foundation.exit(1)
         } catch {
             // Errors from parsing the command line: usage problems.

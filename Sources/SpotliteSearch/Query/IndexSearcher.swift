@@ -183,7 +183,8 @@ public final class IndexSearcher: Sendable {
         let facetSlots = facetFields.compactMap(\.slot)
         // Facet counts are exact only over every match. Otherwise look at a few more matches than the page needs,
         // which makes the total exact for small result sets at a negligible cost.
-        let checkAtLeast = facetSlots.isEmpty ? request.offset + max(request.limit, Self.exactTotalThreshold)
+        let checkAtLeast = facetSlots.isEmpty
+            ? Self.saturatingSum(request.offset, max(request.limit, Self.exactTotalThreshold))
             : try open.database.documentCount()
 
         func execute(_ text: String, _ op: XapianQueryParser.DefaultOperator) throws -> XapianSearchResults {
@@ -300,5 +301,13 @@ public final class IndexSearcher: Sendable {
             }
         }
         return texts
+    }
+}
+
+extension IndexSearcher {
+    /// `a + b` without overflow, capped at Xapian's largest count (offsets and limits come from users).
+    static func saturatingSum(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? Int(UInt32.max) : min(sum, Int(UInt32.max))
     }
 }

@@ -103,6 +103,10 @@ public struct RecordImporter: Sendable {
         guard let rawKey = record[entity.key], !(rawKey is NSNull) else {
             throw ImportError.malformedLine(lineNumber, "the key \"\(entity.key)\" is missing")
         }
+        // value(of:) turns arrays and objects into JSON text, which is right for attributes, never for a key.
+        guard rawKey is String || rawKey is NSNumber else {
+            throw ImportError.malformedLine(lineNumber, "the key \"\(entity.key)\" must be \(entity.keyType == .text ? "a string" : "an integer"), found \(Self.kind(of: rawKey))")
+        }
         let key = try value(of: rawKey, column: entity.key, line: lineNumber)
         switch (entity.keyType, key.storage) {
         case (.text, .string), (.integer, .int64): break
@@ -126,7 +130,12 @@ public struct RecordImporter: Sendable {
     private func value(of json: Any, column: String, line: Int) throws -> DatabaseValue {
         switch json {
         case is NSNull: return .null
-        case let string as String: return string.databaseValue
+        case let string as String:
+            // SQLite text handed over by GRDB ends at the first NUL: the rest would be lost without a word.
+            guard !string.utf8.contains(0) else {
+                throw ImportError.malformedLine(line, "the value of \"\(column)\" contains a NUL character (\\u0000), which SQLite text cannot hold; remove it")
+            }
+            return string.databaseValue
         case let number as NSNumber:
             switch JSONNumberKind(number) {
             case .boolean: return (number.boolValue ? 1 : 0).databaseValue
@@ -142,8 +151,8 @@ public struct RecordImporter: Sendable {
     }
 
     private func write(_ batch: [PendingRecord], into summary: inout Summary) throws {
-        let table = entity.name.quotedDatabaseIdentifier
-        let keyColumn = entity.key.quotedDatabaseIdentifier
+        let table = Identifier.quoted(entity.name)
+        let keyColumn = Identifier.quoted(entity.key)
         let counts = try store.write(author: author, context: contextName) { db -> (Int, Int, Int) in
             var inserted = 0, updated = 0, deleted = 0
             let exists = try db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE \(keyColumn) = ?")
@@ -155,10 +164,11 @@ public struct RecordImporter: Sendable {
                     continue
                 }
                 let found = try Bool.fetchOne(exists, arguments: [record.key]) ?? false
-                let columnList = record.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+                // Column names come from the table, which another program may have created with any name.
+                let columnList = record.columns.map(Identifier.quoted).joined(separator: ", ")
                 let placeholders = Array(repeating: "?", count: record.columns.count).joined(separator: ", ")
                 let updates = record.columns.filter { $0 != entity.key }
-                    .map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
+                    .map { "\(Identifier.quoted($0)) = excluded.\(Identifier.quoted($0))" }
                 let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", ")
                 let upsert = try db.cachedStatement(sql: "INSERT INTO \(table) (\(columnList)) VALUES (\(placeholders)) ON CONFLICT(\(keyColumn)) \(conflict)")
                 do {
@@ -180,6 +190,7 @@ public struct RecordImporter: Sendable {
     private static func kind(of value: Any) -> String {
         switch value {
         case is [Any]: return "an array"
+        case is [String: Any]: return "an object"
         case is String: return "a string"
         case is NSNull: return "null"
         default: return "a number or boolean"

@@ -20,11 +20,26 @@ enum Identifier {
 
     /// A double-quoted SQL identifier, safe for any name.
     static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        doubling("\"", in: name)
     }
 
     /// A single-quoted SQL string literal.
     static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        doubling("'", in: text)
+    }
+
+    /// `text` between two `quote`s, each `quote` inside doubled. Scalar by scalar: `replacingOccurrences` compares
+    /// Characters, and a quote followed by a combining mark is one Character that is not a quote, so it would stay
+    /// single and end the literal early (SQLite reads bytes). Names of columns and indexes created by other programs
+    /// reach these functions.
+    private static func doubling(_ quote: Unicode.Scalar, in text: String) -> String {
+        var out = String.UnicodeScalarView()
+        out.append(quote)
+        for scalar in text.unicodeScalars {
+            if scalar == quote { out.append(quote) }
+            out.append(scalar)
+        }
+        out.append(quote)
+        return String(out)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SpotliteSearch
 import SpotliteStore
 
@@ -11,13 +12,13 @@ extension ConfigurationError: ProductError {}
 /// What a command works with: the configuration (file and overrides), and the store and index it names.
 struct CommandEnvironment {
     let options: GlobalOptions
-    let configuration: Configuration
+    let configuration: SpotliteSearch.Configuration
     let configurationSource: String?
 
     init(options: GlobalOptions) throws {
         self.options = options
         let currentDirectory = FileManager.default.currentDirectoryPath
-        var configuration: Configuration
+        var configuration: SpotliteSearch.Configuration
         if let path = options.config {
             configuration = try Configuration(contentsOf: path, baseDirectory: currentDirectory)
             configurationSource = path
@@ -59,7 +60,11 @@ struct CommandEnvironment {
                 }
             }
         }
-        return try openModelStore(path: path)
+        do {
+            return try openModelStore(path: path)
+        } catch let error as DatabaseError {
+            throw CommandFailure(message: "cannot open the store \(path): \(error.message ?? "\(error)") (SQLite error \(error.resultCode.rawValue)); check that it is a SQLite file, not a directory, that you may read and write, and that the disk is not full")
+        }
     }
 
     func makeIndexer(store: SpotliteStore) throws -> SpotliteIndexer {
