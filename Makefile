@@ -1,11 +1,11 @@
 # Two commands for a new machine: `make demo` and `make test`.
 # Each installs the system libraries Spotlite needs when they are missing, builds, and runs.
 
-SWIFT ?= swift
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SYSTEM_PACKAGES := libxapian-dev libsqlite3-dev sqlite3
 JOBS ?=
 
-.PHONY: all deps build release test demo bench stress clean
+.PHONY: all deps build release test demo demo-data bench stress clean
 
 all: build
 
@@ -36,8 +36,28 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-demo: release
+# The demo reads the machine's package catalog; apt's English long descriptions make it richer. Fetching them is
+# best effort (no network, not root: the demo still runs, with short descriptions or its built-in sample).
+demo-data:
+	@if [ -d /var/lib/apt/lists ] && ! ls /var/lib/apt/lists/*_i18n_Translation-en* >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    echo "Fetching apt's English package descriptions for the demo (best effort)..."; \
+	    timeout 120 apt-get update -qq -o Acquire::Languages=en >/dev/null 2>&1 || true; \
+	  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then \
+	    timeout 120 sudo apt-get update -qq -o Acquire::Languages=en >/dev/null 2>&1 || true; \
+	  fi; \
+	fi
+
+demo: release demo-data
 	.build/release/spotlite demo
+
+# The benchmark suite over the real corpus (about ten minutes on two cores); not part of `make test`.
+# Extra options through BENCH_ARGS, e.g. `make bench BENCH_ARGS=--scale` for the 1,000,000-record run.
+BENCH_CORPUS ?= ../shared/corpus/debian-packages.jsonl.xz
+BENCH_ARGS ?=
+bench: deps
+	$(SWIFT) build -c release --product spotlite-bench
+	.build/release/spotlite-bench --corpus $(BENCH_CORPUS) --json-output Index/bench-results.json $(BENCH_ARGS)
 
 clean:
 	rm -rf .build

@@ -9,6 +9,7 @@ let package = Package(
         // CXapian stays an implementation detail of SpotliteSearch.
         .library(name: "Spotlite", targets: ["SpotliteStore", "SpotliteSearch"]),
         .executable(name: "spotlite", targets: ["spotlite"]),
+        .executable(name: "spotlite-bench", targets: ["spotlite-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -44,6 +45,16 @@ let package = Package(
             dependencies: [
                 "SpotliteStore",
                 "SpotliteSearch",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "spotlite-bench",
+            dependencies: [
+                "SpotliteStore",
+                "SpotliteSearch",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

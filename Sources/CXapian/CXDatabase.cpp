@@ -40,6 +40,7 @@ bool cx_database_reopen(cx_database *db, bool *changed, cx_error **err) noexcept
     if (changed != nullptr) *changed = false;
     return cx::guard(err, false, [&] {
         bool moved = cx::require_open(db)->db.reopen();
+        *db->needs_reopen = false;
         if (changed != nullptr) *changed = moved;
         return true;
     });
@@ -48,7 +49,7 @@ bool cx_database_reopen(cx_database *db, bool *changed, cx_error **err) noexcept
 uint32_t cx_database_doc_count(cx_database *db, cx_error **err) noexcept {
     return cx::guard(err, uint32_t(0), [&] {
         cx::require_open(db);
-        return cx::read_retrying(db->db, cx::default_max_retries, [&] { return db->db.get_doccount(); });
+        return cx::read_retrying(*db, cx::default_max_retries, [&] { return db->db.get_doccount(); });
     });
 }
 
@@ -56,7 +57,7 @@ uint32_t cx_database_term_frequency(cx_database *db, const char *term, size_t te
     return cx::guard(err, uint32_t(0), [&] {
         cx::require_open(db);
         std::string name = cx::bytes(term, term_len, "term");
-        return cx::read_retrying(db->db, cx::default_max_retries, [&] { return db->db.get_termfreq(name); });
+        return cx::read_retrying(*db, cx::default_max_retries, [&] { return db->db.get_termfreq(name); });
     });
 }
 
@@ -67,7 +68,7 @@ bool cx_database_get_metadata(cx_database *db, const char *key, size_t key_len,
         cx::require_open(db);
         std::string name = cx::bytes(key, key_len, "metadata key");
         if (name.empty()) cx::invalid_argument("metadata key is empty; give a non-empty key");
-        std::string value = cx::read_retrying(db->db, cx::default_max_retries, [&] { return db->db.get_metadata(name); });
+        std::string value = cx::read_retrying(*db, cx::default_max_retries, [&] { return db->db.get_metadata(name); });
         cx::copy_out(value, out, out_len);
         return true;
     });
@@ -81,7 +82,7 @@ bool cx_database_document_data(cx_database *db, const char *unique_term, size_t 
         cx::require_open(db);
         std::string unique = cx::unique_term(unique_term, term_len);
         // document_data copies out only after its last read, so a retried attempt never leaks a buffer.
-        cx::read_retrying(db->db, cx::default_max_retries, [&] { cx::document_data(db->db, unique, found, out, out_len); });
+        cx::read_retrying(*db, cx::default_max_retries, [&] { cx::document_data(db->db, unique, found, out, out_len); });
         return true;
     });
 }
@@ -97,7 +98,7 @@ bool cx_database_compact(cx_database *db, const char *destination, unsigned leve
                                  " is unknown; use cx_compact_standard, cx_compact_full or cx_compact_fuller");
         }
         // Not retried: a failed attempt may have left part of the output behind.
-        db->db.compact(directory, level);
+        cx::read_retrying(*db, 0, [&] { db->db.compact(directory, level); });
         return true;
     });
 }

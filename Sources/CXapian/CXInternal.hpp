@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -41,6 +42,10 @@ struct cx_writable_database {
 struct cx_database {
     Xapian::Database db;
     bool closed = false;
+    // Set after a DatabaseModifiedError until reopen() succeeds: Xapian 1.4 does not recover by itself, and a
+    // search after further commits then silently finds nothing. Shared with query parsers using this database,
+    // since Xapian::Database copies share the state that needs reopening.
+    std::shared_ptr<bool> needs_reopen = std::make_shared<bool>(false);
 };
 
 struct cx_document {
@@ -61,6 +66,9 @@ struct cx_query {
 
 struct cx_query_parser {
     Xapian::QueryParser parser;
+    // The database given to set_database (spelling, wildcards), to reopen when parsing hits a newer revision.
+    Xapian::Database db;
+    std::shared_ptr<bool> db_needs_reopen = std::make_shared<bool>(false);
 };
 
 struct cx_mset_facet {
@@ -148,17 +156,28 @@ Xapian::Stem stemmer(const char *language);
 /// A reference-counted stopper Xapian deletes when its last user goes away.
 const Xapian::Stopper *make_stopper(const cx_stopper *stopper);
 
-/// Runs `read` on `db`, reopening and retrying when the revision being read has been overwritten.
+/// Runs `read` on `db`, reopening and retrying up to `max_retries` times when the revision being read was
+/// overwritten. When retries run out the error is rethrown, and `needs_reopen` makes the next read reopen first.
 template <typename Body>
-auto read_retrying(Xapian::Database &db, unsigned max_retries, Body &&read) -> decltype(read()) {
+auto read_retrying(Xapian::Database &db, bool &needs_reopen, unsigned max_retries, Body &&read) -> decltype(read()) {
     for (unsigned attempt = 0;; ++attempt) {
         try {
+            if (needs_reopen) {
+                db.reopen();
+                needs_reopen = false;
+            }
             return read();
         } catch (const Xapian::DatabaseModifiedError &) {
+            needs_reopen = true;
             if (attempt >= max_retries) throw;
-            db.reopen();
         }
     }
+}
+
+/// `read_retrying` for a database handle.
+template <typename Body>
+auto read_retrying(cx_database &handle, unsigned max_retries, Body &&read) -> decltype(read()) {
+    return read_retrying(handle.db, *handle.needs_reopen, max_retries, std::forward<Body>(read));
 }
 
 constexpr unsigned default_max_retries = 5;

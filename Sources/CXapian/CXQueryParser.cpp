@@ -44,6 +44,8 @@ bool cx_query_parser_set_default_op(cx_query_parser *parser, int op, cx_error **
 bool cx_query_parser_set_database(cx_query_parser *parser, cx_database *db, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
         cx::require(parser, "query parser")->parser.set_database(cx::require_open(db)->db);
+        parser->db = db->db;
+        parser->db_needs_reopen = db->needs_reopen;
         return true;
     });
 }
@@ -107,7 +109,10 @@ cx_query *cx_query_parser_parse(cx_query_parser *parser, const char *text, size_
     return cx::guard(err, static_cast<cx_query *>(nullptr), [&] {
         cx::require(parser, "query parser");
         std::string query_text = cx::bytes(text, text_len, "query text");
-        return new cx_query{parser->parser.parse_query(query_text, flags)};
+        // Spelling correction and synonyms read the database while parsing.
+        Xapian::Query query = cx::read_retrying(parser->db, *parser->db_needs_reopen, cx::default_max_retries,
+                                                [&] { return parser->parser.parse_query(query_text, flags); });
+        return new cx_query{query};
     });
 }
 

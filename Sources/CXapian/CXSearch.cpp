@@ -76,8 +76,10 @@ cx_mset *cx_database_search(cx_database *db, const cx_query *query, const cx_sea
         if (options->facet_slot_count > 0 && options->facet_slots == nullptr) {
             cx::invalid_argument("facet slots are NULL but their count is " + std::to_string(options->facet_slot_count));
         }
-        unsigned retries = options->max_retries == 0 ? cx::default_max_retries : options->max_retries;
-        return cx::read_retrying(db->db, retries, [&] { return run_search(db->db, query->query, *options); })
+        unsigned retries = options->no_retry ? 0
+                           : options->max_retries == 0 ? cx::default_max_retries
+                                                       : options->max_retries;
+        return cx::read_retrying(*db, retries, [&] { return run_search(db->db, query->query, *options); })
             .release();
     });
 }

@@ -1,5 +1,9 @@
 import ArgumentParser
 import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @main
 struct Spotlite: AsyncParsableCommand {
@@ -7,21 +11,30 @@ struct Spotlite: AsyncParsableCommand {
         commandName: "spotlite",
         abstract: "A SQLite store with persistent history, and a search index that follows it.",
         discussion: """
-        Every change to the store, from this command, from your app through the Swift library, or from any other
-        program such as the sqlite3 shell, is recorded as history (token, author, context, changed rows). The search
+        Every change to the store, from this command, from your app through the Swift library, or from any other \
+        program such as the sqlite3 shell, is recorded as history (token, author, context, changed rows). The search \
         index consumes that history: `spotlite index update` applies what changed since it last ran.
 
-        Start with `spotlite demo`, or: `spotlite import packages.jsonl --entity Package`, then
-        `spotlite index update` and `spotlite search xapian`. The store, the index and what gets indexed are set in
+        Start with `spotlite demo`, or: `spotlite import packages.jsonl --entity Package`, then \
+        `spotlite index update` and `spotlite search xapian`. The store, the index and what gets indexed are set in \
         config/spotlite.toml (or --config PATH).
         """,
         version: "0.1.0",
         subcommands: [ImportCommand.self, IndexCommand.self, SearchCommand.self, HistoryCommand.self,
-                      DemoCommand.self]
+                      MigrateCommand.self, DemoCommand.self]
     )
 
     /// Runs the command; every failure becomes one line on stderr, `spotlite: <problem>; <what to do>`.
     static func main() async {
+        // Log lines go to stderr, and only where someone watches (a terminal, or --progress): stdout stays clean for
+        // JSON and pipes.
+        let showsLogs = isatty(STDERR_FILENO) == 1 || CommandLine.arguments.contains("--progress")
+        LoggingSystem.bootstrap { label in
+            guard showsLogs else { return SwiftLogNoOpLogHandler() }
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .info
+            return handler
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

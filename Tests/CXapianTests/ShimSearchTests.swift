@@ -3,33 +3,62 @@ import Testing
 
 @Suite("CXapian searching")
 struct ShimSearchTests {
+    /// Adds `count` documents with many terms each, so that commits reuse the blocks of older revisions.
+    private func addBulk(_ writer: OpaquePointer, from first: Int, count: Int) throws {
+        var err: OpaquePointer?
+        for id in first..<(first + count) {
+            let document = try #require(cx_document_new(&err))
+            defer { cx_document_free(document) }
+            withText("common") { _ = cx_document_add_term(document, $0, $1, 1, &err) }
+            for extra in 0..<20 {
+                withText("t\(id * 7 + extra)") { _ = cx_document_add_term(document, $0, $1, 1, &err) }
+            }
+            withText("\(id)") { _ = cx_document_set_data(document, $0, $1, &err) }
+            withText("Q\(id)") { _ = cx_writable_database_replace_document(writer, $0, $1, document, nil, &err) }
+        }
+        #expect(cx_writable_database_commit(writer, &err))
+        #expect(takeError(&err) == nil)
+    }
+
     @Test func aLongLivedReaderSurvivesRepeatedCommits() throws {
         let directory = try ShimTemporaryDirectory()
         let writer = try openWriter(directory.database())
         defer { cx_writable_database_free(writer) }
         var err: OpaquePointer?
-        #expect(addDocument(writer, id: "0", text: "common word zero") == nil)
-        #expect(cx_writable_database_commit(writer, &err))
+        // The reader's revision must span several blocks for later commits to reuse them.
+        try addBulk(writer, from: 0, count: 300)
         let reader = try openReader(directory.database())
         defer { cx_database_free(reader) }
         let query = try #require(withText("common") { cx_query_new_term($0, $1, &err) })
         defer { cx_query_free(query) }
         var options = cx_search_options()
-        options.limit = 100
-        for round in 1...6 {
-            // Several commits between searches overwrite the revision the reader had open.
-            for step in 0..<3 {
-                #expect(addDocument(writer, id: "\(round)-\(step)", text: "common word \(round)") == nil)
-                #expect(cx_writable_database_commit(writer, &err))
-            }
-            let mset = try #require(cx_database_search(reader, query, &options, &err), "\(String(describing: takeError(&err)))")
+        options.limit = 10
+
+        // Two large commits overwrite the blocks of the revision the reader has open.
+        try addBulk(writer, from: 300, count: 300)
+        try addBulk(writer, from: 600, count: 300)
+        options.no_retry = true
+        #expect(cx_database_search(reader, query, &options, &err) == nil)
+        let error = try #require(takeError(&err))
+        #expect(error.code == CX_ERR_DATABASE_MODIFIED)
+        #expect(error.type == "DatabaseModifiedError")
+
+        options.no_retry = false
+        var next = 900
+        for round in 1...3 {
+            try addBulk(writer, from: next, count: 300)
+            try addBulk(writer, from: next + 300, count: 300)
+            next += 600
+            let mset = try #require(cx_database_search(reader, query, &options, &err), "round \(round)")
             defer { cx_mset_free(mset) }
-            #expect(cx_mset_size(mset) >= 1)
             #expect(takeError(&err) == nil)
+            // The reader sees a whole committed revision: the latest one when a retry reopened it.
+            let seen = Int(cx_mset_matches_estimated(mset))
+            #expect(seen % 300 == 0 && (900...next).contains(seen), "round \(round): \(seen)")
         }
         var changed = false
         #expect(cx_database_reopen(reader, &changed, &err))
-        #expect(cx_database_doc_count(reader, &err) == 19)
+        #expect(cx_database_doc_count(reader, &err) == UInt32(next))
         #expect(cx_database_reopen(reader, &changed, &err))
         #expect(!changed)
     }

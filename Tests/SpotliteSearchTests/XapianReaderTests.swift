@@ -20,37 +20,44 @@ struct XapianReaderTests {
     @Test func aLongLivedReaderSurvivesRepeatedWriterCommits() throws {
         let directory = try XapianTestDirectory()
         let writer = try XapianWritableDatabase(path: directory.database(), noSync: true)
-        let generator = try XapianTermGenerator()
-        func add(_ id: Int) throws {
-            let document = try XapianDocument()
-            try generator.startDocument(document)
-            try generator.indexText("shared words in document number \(id)")
-            try document.setData("\(id)")
-            try writer.replaceDocument(uniqueTerm: "Q\(id)", document: document)
-        }
-        try add(0)
-        try writer.setMetadata("0", forKey: "position")
-        try writer.commit()
-
-        let reader = try XapianDatabase(path: directory.database())
-        let query = try XapianQuery.term("Zshare")
-        var next = 1
-        for round in 1...8 {
-            for _ in 0..<3 {
-                try add(next)
+        var next = 0
+        // Large commits reuse the blocks of older revisions, which is what breaks long-lived readers.
+        func commitBatch(_ count: Int = 300) throws {
+            for _ in 0..<count {
+                let document = try XapianDocument()
+                try document.addTerm("common")
+                for extra in 0..<20 { try document.addTerm("t\(next * 7 + extra)") }
+                try document.setData("\(next)")
+                try writer.replaceDocument(uniqueTerm: "Q\(next)", document: document)
                 next += 1
-                try writer.setMetadata("\(next - 1)", forKey: "position")
-                try writer.commit()
             }
-            // Each search sees at least the revision it had open and never fails with DatabaseModifiedError.
-            let results = try reader.search(query, limit: 100)
-            #expect(!results.hits.isEmpty, "round \(round)")
-            #expect(Set(names(results)).count == results.hits.count)
+            try writer.setMetadata("\(next)", forKey: "position")
+            try writer.commit()
         }
-        #expect(try reader.reopen())
+        // The reader's revision must span several blocks for later commits to reuse them.
+        try commitBatch()
+        let reader = try XapianDatabase(path: directory.database())
+        let query = try XapianQuery.term("common")
+
+        try commitBatch()
+        try commitBatch()
+        let error = try #require(throws: XapianError.self) { _ = try reader.search(query, maxRetries: 0) }
+        #expect(error.code == .databaseModified)
+
+        for round in 1...3 {
+            try commitBatch()
+            try commitBatch()
+            let results = try reader.search(query, limit: 5)
+            #expect(results.hits.count == 5, "round \(round)")
+            // A whole committed revision: the latest one when a retry reopened the reader.
+            #expect(results.estimatedTotal % 300 == 0 && (600...next).contains(results.estimatedTotal))
+        }
+        try reader.reopen()
         #expect(try reader.documentCount() == next)
-        #expect(try reader.metadata(forKey: "position") == "\(next - 1)")
+        #expect(try reader.metadata(forKey: "position") == "\(next)")
         #expect(try reader.reopen() == false)
+        try commitBatch(1)
+        #expect(try reader.reopen())
     }
 
     @Test func twoDatabasesAreSearchedTogether() throws {

@@ -447,7 +447,8 @@ bool cx_query_parser_add_date_range(cx_query_parser *parser, uint32_t slot, cons
  *  CX_ERR_WILDCARD. 0 means unlimited (Xapian's default). */
 bool cx_query_parser_set_max_wildcard_expansion(cx_query_parser *parser, uint32_t limit, cx_error **err) CX_NOEXCEPT;
 
-/** Parses `text` with `flags` (cx_qp_flag_*). Malformed text fails with CX_ERR_QUERY_PARSER. Blank text gives
+/** Parses `text` with `flags` (cx_qp_flag_*), reopening and retrying like cx_database_search when the parser's
+ *  database changes while spelling data is read. Malformed text fails with CX_ERR_QUERY_PARSER. Blank text gives
  *  an empty query (see cx_query_is_empty). Release the result with cx_query_free. */
 cx_query *cx_query_parser_parse(cx_query_parser *parser, const char *text, size_t text_len, unsigned flags,
                                 cx_error **err) CX_NOEXCEPT;
@@ -485,6 +486,7 @@ typedef struct cx_search_options {
     const uint32_t *facet_slots;   /**< Value slots whose values are counted over the matches (may be NULL). */
     size_t facet_slot_count;
     uint32_t max_retries;          /**< Reopen-and-retry attempts after DatabaseModifiedError; 0 means 5. */
+    bool no_retry;                 /**< Fail at once with CX_ERR_DATABASE_MODIFIED instead (max_retries ignored). */
 } cx_search_options;
 
 /** One result. */
@@ -496,7 +498,8 @@ typedef struct cx_hit {
 } cx_hit;
 
 /** Runs `query` over `db`. If the database changes underneath (DatabaseModifiedError), reopens `db` and
- *  retries up to `max_retries` times. Hit data and facet counts are read before returning. Release the
+ *  retries up to `max_retries` times (unless `no_retry`). When the error is reported instead, `db` is reopened
+ *  before its next read: Xapian 1.4 left alone would answer later searches with no matches and no error. Hit data and facet counts are read before returning. Release the
  *  result with cx_mset_free. */
 cx_mset *cx_database_search(cx_database *db, const cx_query *query, const cx_search_options *options,
                             cx_error **err) CX_NOEXCEPT;

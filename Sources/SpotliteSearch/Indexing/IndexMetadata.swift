@@ -10,6 +10,8 @@ struct IndexMetadata: Sendable, Hashable {
     static let descriptionKey = "spotlite.configuration"
     static let updatedAtKey = "spotlite.updated_at"
     static let formatKey = "spotlite.format"
+    /// The store's model version (name and checksum) the documents were built from; absent for unversioned stores.
+    static let modelVersionKey = "spotlite.model_version"
     /// Bump when the document layout changes, so old indexes rebuild.
     static let format = "2"
 
@@ -18,6 +20,7 @@ struct IndexMetadata: Sendable, Hashable {
     var fingerprint: String?
     var format: String?
     var updatedAt: Date?
+    var modelVersion: String?
 
     init(token: HistoryToken?, storeID: String?, fingerprint: String?, format: String?, updatedAt: Date?) {
         self.token = token
@@ -33,6 +36,7 @@ struct IndexMetadata: Sendable, Hashable {
         fingerprint = try metadata(Self.fingerprintKey)
         format = try metadata(Self.formatKey)
         updatedAt = try metadata(Self.updatedAtKey).flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
+        modelVersion = try metadata(Self.modelVersionKey)
     }
 
     static func tokenText(_ token: HistoryToken?) -> String { String(token?.rawValue ?? 0) }

@@ -23,6 +23,10 @@ extension SpotliteIndexer {
         if metadata.format != IndexMetadata.format {
             return "the index was written by another version of Spotlite (index format \(metadata.format ?? "none"), this version writes \(IndexMetadata.format))"
         }
+        let modelVersion = try store.currentModelVersion()?.description
+        if metadata.modelVersion != modelVersion {
+            return "the store was migrated to another model version (\(metadata.modelVersion ?? "none") is now \(modelVersion ?? "none"))"
+        }
         if metadata.fingerprint != schema.fingerprint {
             return "the indexing configuration changed (fields, language or stopwords: fingerprint \(metadata.fingerprint ?? "none") is now \(schema.fingerprint))"
         }
@@ -37,6 +41,8 @@ extension SpotliteIndexer {
     /// from one read transaction, so the history after that token is exactly what the snapshot misses.
     func rebuildGeneration(reason: String, into summary: inout IndexUpdateSummary) throws {
         logger.info("rebuilding the index at \(indexPath): \(reason)")
+        // Read before the snapshot: a migration in between makes the next update rebuild again, never skip one.
+        let modelVersion = try store.currentModelVersion()
         let generation = directory.nextGeneration()
         let path = directory.generationPath(generation)
         var keepNew = false
@@ -52,6 +58,7 @@ extension SpotliteIndexer {
             try writer.setMetadata(schema.fingerprint, forKey: IndexMetadata.fingerprintKey)
             try writer.setMetadata(configuration.indexDescription, forKey: IndexMetadata.descriptionKey)
             try writer.setMetadata(IndexMetadata.format, forKey: IndexMetadata.formatKey)
+            if let modelVersion { try writer.setMetadata(modelVersion.description, forKey: IndexMetadata.modelVersionKey) }
             try writer.setMetadata(String(Date().timeIntervalSince1970), forKey: IndexMetadata.updatedAtKey)
             try writer.commit()
             try writer.close()

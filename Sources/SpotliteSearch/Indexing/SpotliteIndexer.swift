@@ -157,11 +157,19 @@ public actor SpotliteIndexer {
                     throw HistoryError.expiredToken(requested: requested, purgedThrough: purgedThrough)
                 }
                 reason = "the history after token \(requested.map { "\($0)" } ?? "0") was deleted (through token \(purgedThrough)) before the index consumed it"
+            } catch let SearchError.engine(type, message) where rebuilds < 2 && Self.isDamage(type: type, message: message) {
+                // Opening the index read its metadata fine, but a table is truncated or corrupt further in.
+                reason = "the index is damaged (\(type): \(message))"
             }
         }
         let elapsed = clock.now - started
         summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return summary
+    }
+
+    /// Whether a failed update met a damaged index (a rebuild helps), rather than a write failure such as a full disk.
+    static func isDamage(type: String, message: String) -> Bool {
+        type == "DatabaseCorruptError" || (type == "DatabaseError" && message.contains("read"))
     }
 
     /// Saves the indexer's position in the store after a commit. A failure here is not the index's: the position

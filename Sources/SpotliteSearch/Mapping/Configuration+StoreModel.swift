@@ -35,9 +35,29 @@ extension Configuration {
     /// The cleanup policy `[history]` describes: required authors are the listed authors minus the batch authors,
     /// plus the indexer, whose position is consumed history too.
     public var cleanupPolicy: CleanupPolicy {
-        CleanupPolicy(requiredAuthors: history.requiredAuthors + [indexer.author], listedAuthors: history.authors,
+        CleanupPolicy(requiredAuthors: history.requiredAuthors + (entities.isEmpty ? [] : [indexer.author]),
+                      listedAuthors: history.authors,
                       maximumDuration: history.maximumDuration.map { duration in
                           Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
                       })
+    }
+}
+
+extension Configuration {
+    /// A tracker for `currentAuthor` configured by `[history]`: its authors, batch and mirror authors, clean
+    /// strategy and maximum duration, with the indexer as a consumer whose position cleanup waits for.
+    public func trackerConfiguration(currentAuthor: String, includesMirrorAuthors: Bool = false,
+                                     autoStart: Bool = true) -> HistoryTrackerConfiguration {
+        let strategy: CleanStrategy
+        switch history.clean {
+        case .none: strategy = .none
+        case .every(let interval): strategy = .byDuration(interval)
+        case .notifications(let count): strategy = .byNotification(times: count)
+        }
+        return HistoryTrackerConfiguration(
+            currentAuthor: currentAuthor, allAuthors: history.authors, batchAuthors: history.batchAuthors,
+            mirrorAuthors: history.mirrorAuthors, includesMirrorAuthors: includesMirrorAuthors,
+            consumers: entities.isEmpty ? [] : [indexer.author], cleanStrategy: strategy,
+            maximumDuration: history.maximumDuration, autoStart: autoStart)
     }
 }

@@ -4,7 +4,8 @@ import Foundation
 /// A read-only view of one Xapian database, or of several searched together.
 ///
 /// Long-lived readers stay valid while a writer commits: reads reopen and retry when the revision they were
-/// reading is overwritten. Not thread-safe: use it from one thread (or one actor) at a time.
+/// reading is overwritten, and a reader whose retries ran out is reopened before its next read. Between reopens
+/// a reader keeps seeing the revision it opened. Not thread-safe: use it from one thread (or one actor) at a time.
 package final class XapianDatabase {
     let handle: OpaquePointer
 

@@ -110,7 +110,7 @@ extension XapianDatabase {
     /// Searches every database of this view.
     ///
     /// If a writer overwrites the revision being read, the database is reopened and the search retried up to
-    /// `maxRetries` times before `.databaseModified` is thrown.
+    /// `maxRetries` times before `.databaseModified` is thrown (0: throw at once).
     /// - Parameters:
     ///   - checkAtLeast: look at least at this many matches; facet counts and `estimatedTotal` are exact when it
     ///     is at least the document count.
@@ -121,11 +121,11 @@ extension XapianDatabase {
         _ query: XapianQuery, offset: Int = 0, limit: Int = 10, checkAtLeast: Int = 0,
         sort: XapianSort = .relevance, bm25: XapianBM25? = nil, facetSlots: [UInt32] = [], maxRetries: Int = 5
     ) throws -> XapianSearchResults {
-        guard offset >= 0, limit >= 0, checkAtLeast >= 0, maxRetries >= 1 else {
+        guard offset >= 0, limit >= 0, checkAtLeast >= 0, maxRetries >= 0 else {
             throw XapianError(
                 code: .invalidArgument, type: "InvalidArgumentError",
                 message: "offset \(offset), limit \(limit), checkAtLeast \(checkAtLeast) and maxRetries "
-                    + "\(maxRetries) must not be negative (and maxRetries at least 1)"
+                    + "\(maxRetries) must not be negative"
             )
         }
         var options = cx_search_options()
@@ -133,6 +133,7 @@ extension XapianDatabase {
         options.limit = UInt32(clamping: limit)
         options.check_at_least = UInt32(clamping: checkAtLeast)
         options.max_retries = UInt32(clamping: maxRetries)
+        options.no_retry = maxRetries == 0
         switch sort {
         case .relevance:
             options.sort = CX_SORT_RELEVANCE

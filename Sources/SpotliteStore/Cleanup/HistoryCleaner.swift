@@ -5,13 +5,17 @@ import GRDB
 ///
 /// Reading the positions and deleting happen in one immediate SQLite transaction, so two processes cleaning at once
 /// cannot race, and a consumer advancing its position meanwhile is serialised before or after. If a required author
-/// has no position yet, nothing is deleted on the watermark's account (it may not have started reading); history
-/// older than ``CleanupPolicy/maximumDuration`` is deleted regardless, which is the bound on how long a lagging or
-/// absent author can hold history back.
+/// has no position yet, nothing is deleted on the watermark's account (it may not have started reading) until it
+/// has been absent for longer than ``CleanupPolicy/maximumDuration`` (counted from the first cleanup that saw it
+/// missing, in any process); history older than the maximum duration is deleted regardless. That bounds how long
+/// a lagging or absent author can hold history back; it then gets an expired-token error and resynchronises.
 public struct HistoryCleaner: Sendable {
+    /// The store to clean.
     public let store: SpotliteStore
+    /// Who cleanup waits for and what it deletes.
     public var policy: CleanupPolicy
 
+    /// A cleaner of `store` following `policy`.
     public init(store: SpotliteStore, policy: CleanupPolicy) {
         self.store = store
         self.policy = policy
@@ -39,13 +43,20 @@ public struct HistoryCleaner: Sendable {
 
     static func clean(policy: CleanupPolicy, dryRun: Bool, now: Date, in db: Database) throws -> CleanupResult {
         var missing: [String] = []
+        var abandoned: [String] = []
         var watermark: HistoryToken?
         var laggard: String?
         for author in Set(policy.requiredAuthors).sorted() {
             guard let position = try PositionTable.position(of: author, in: db) else {
-                missing.append(author)
+                let absentSince = try AuthorAbsence.start(of: author, now: now, recording: !dryRun, in: db)
+                if let maximumDuration = policy.maximumDuration, now.timeIntervalSince(absentSince) > maximumDuration {
+                    abandoned.append(author)
+                } else {
+                    missing.append(author)
+                }
                 continue
             }
+            if !dryRun { try AuthorAbsence.end(of: author, in: db) }
             if watermark == nil || position.token < watermark! {
                 watermark = position.token
                 laggard = author
@@ -87,8 +98,13 @@ public struct HistoryCleaner: Sendable {
             reasons.append("every required author has consumed history through token \(watermark) (the lowest position is \(laggard!)'s)")
         } else if policy.requiredAuthors.isEmpty {
             reasons.append("no required authors are configured, so no history is known to be consumed")
+        } else if missing.isEmpty {
+            reasons.append("no required author has a position, so no history is known to be consumed")
         } else {
             reasons.append("nothing is known to be consumed until \(missing.joined(separator: ", ")) \(missing.count == 1 ? "records a position" : "record positions")")
+        }
+        if !abandoned.isEmpty {
+            reasons.append("cleanup no longer waits for \(abandoned.joined(separator: ", ")), absent for longer than the maximum duration (\(abandoned.count == 1 ? "it" : "they") will have to resynchronise)")
         }
         if expiredCount > 0 {
             reasons.append("\(expiredCount) transactions were older than the maximum duration")
@@ -96,6 +112,7 @@ public struct HistoryCleaner: Sendable {
         let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM spotlite_transaction") ?? 0
         let deleted = consumedCount + expiredCount
         return CleanupResult(watermark: watermark, deletedTransactions: deleted,
-                             keptTransactions: dryRun ? total - deleted : total, reason: reasons.joined(separator: "; "))
+                             keptTransactions: dryRun ? total - deleted : total, reason: reasons.joined(separator: "; "),
+                             absentAuthors: missing, abandonedAuthors: abandoned)
     }
 }

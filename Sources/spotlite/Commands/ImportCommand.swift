@@ -8,9 +8,9 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Upsert JSON Lines records into an entity of the store, recording history.",
         discussion: """
-        Each line is a JSON object whose keys are the entity's columns; it is inserted, or updates the record with
-        the same key. {"name": "x", "_delete": true} deletes the record with that key. Every batch of lines is one
-        history transaction by the given author and context. A malformed line stops the import with its line
+        Each line is a JSON object whose keys are the entity's columns; it is inserted, or updates the record with \
+        the same key. {"name": "x", "_delete": true} deletes the record with that key. Every batch of lines is one \
+        history transaction by the given author and context. A malformed line stops the import with its line \
         number: the batches before it stay committed, its own batch is not.
         """
     )

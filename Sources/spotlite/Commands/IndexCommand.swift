@@ -119,7 +119,7 @@ struct IndexCommand: AsyncParsableCommand {
             ("Documents", Terminal.number(status.documents)),
             ("Token", status.token.map { "\($0)" } ?? "0"),
             ("Store token", status.storeToken.map { "\($0)" } ?? "0"),
-            ("Pending", "\(Terminal.number(status.pendingTransactions)) transactions"),
+            ("Pending", "\(Terminal.number(status.pendingTransactions)) transaction\(status.pendingTransactions == 1 ? "" : "s")"),
             ("Oldest history", status.oldestHistoryToken.map { "token \($0)" } ?? "none"),
             ("Fingerprint", (status.fingerprint ?? "-") + (status.fingerprint != nil && status.fingerprint != status.configurationFingerprint ? " (configuration changed: next update rebuilds)" : "")),
             ("Last update", status.updatedAt.map { ISO8601.string(from: $0) } ?? "never"),

@@ -8,9 +8,9 @@ struct SearchCommand: AsyncParsableCommand {
         commandName: "search",
         abstract: "Search the index.",
         discussion: """
-        The words are joined with spaces and parsed with Xapian's query syntax: words, "phrases", AND/OR/NOT,
-        +must/-mustnot, wildcards foo*, field prefixes name:foo, keyword filters section:utils, ranges size:10..20.
-        Quote the query for your shell when it has quotes or brackets. When a query finds nothing and a spelling
+        The words are joined with spaces and parsed with Xapian's query syntax: words, "phrases", AND/OR/NOT, \
+        +must/-mustnot, wildcards foo*, field prefixes name:foo, keyword filters section:utils, ranges size:10..20. \
+        Quote the query for your shell when it has quotes or brackets. When a query finds nothing and a spelling \
         correction exists, the corrected query is run instead (and said so).
         """
     )
@@ -30,7 +30,7 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(help: "How many hits to skip.")
     var offset = 0
 
-    @Option(help: ArgumentHelp("relevance, FIELD (ascending) or -FIELD (descending), for sortable fields.", valueName: "order"))
+    @Option(help: ArgumentHelp("relevance, FIELD (ascending) or -FIELD (descending, written --sort=-FIELD), for sortable fields.", valueName: "order"))
     var sort = "relevance"
 
     @Option(name: .customLong("facet"), help: ArgumentHelp("Count the values of this facet field among all matches (repeatable).", valueName: "field"))
@@ -102,7 +102,7 @@ struct SearchCommand: AsyncParsableCommand {
         var lines: [String] = []
         if let corrected = results.corrected {
             lines.append("No results for \"\(results.query)\"; showing results for \(Terminal.strong(corrected)).")
-        } else if let suggestion = results.suggestion, !suggestion.isEmpty, suggestion != results.query {
+        } else if results.hits.isEmpty, let suggestion = results.suggestion, !suggestion.isEmpty, suggestion != results.query {
             lines.append("Did you mean \(Terminal.strong(suggestion))?")
         }
         if results.hits.isEmpty {

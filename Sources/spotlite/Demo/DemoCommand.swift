@@ -8,9 +8,9 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Build a demonstration store and index under Index/demo/ from this machine's package catalog.",
         discussion: """
-        Reads the Debian package catalog (apt-cache dumpavail, with long descriptions from apt's Translation-en
-        lists when present; a small built-in sample otherwise), imports it as author `importer`, edits a few records
-        as author `editor`, deletes some with the sqlite3 shell (a writer that knows nothing of Spotlite), updates
+        Reads the Debian package catalog (apt-cache dumpavail, with long descriptions from apt's Translation-en \
+        lists when present; a small built-in sample otherwise), imports it as author `importer`, edits a few records \
+        as author `editor`, deletes some with the sqlite3 shell (a writer that knows nothing of Spotlite), updates \
         the index from the history, runs a few searches and shows the index status.
         """
     )
@@ -40,10 +40,11 @@ struct DemoCommand: AsyncParsableCommand {
                                               baseDirectory: fileManager.currentDirectoryPath)
 
         section("1. The catalog")
+        let catalogStart = Date()
         let catalog = sample ? nil : DebianCatalog.load()
         let records = catalog?.records ?? SampleCatalog.records
         if let catalog {
-            print("Read \(Terminal.number(records.count)) packages from \(catalog.source) (\(Terminal.number(catalog.longDescriptions)) with long descriptions).")
+            print("Read \(Terminal.number(records.count)) packages from \(catalog.source) (\(Terminal.number(catalog.longDescriptions)) with long descriptions) in \(Terminal.duration(Date().timeIntervalSince(catalogStart))).")
         } else {
             print("Using the built-in sample catalog (\(records.count) packages)\(sample ? "" : ": apt's catalog is not available here").")
         }
@@ -123,7 +124,7 @@ struct DemoCommand: AsyncParsableCommand {
                    SearchRequest("database", filters: [SearchFilter(field: "section", value: "database")], limit: 3))
         try search("8. With a facet: spotlite search \"image editor\" --facet section",
                    SearchRequest("image editor", limit: 3, facets: ["section"]))
-        try search("9. Misspelled: spotlite search \"compresion libary\"", SearchRequest("compresion libary", limit: 3))
+        try search("9. Misspelled: spotlite search \"serch engnie\"", SearchRequest("serch engnie", limit: 3))
 
         section("10. spotlite index status")
         print(IndexCommand.render(try IndexStatus(store: store, configuration: configuration)))

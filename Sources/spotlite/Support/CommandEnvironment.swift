@@ -55,11 +55,11 @@ struct CommandEnvironment {
                 do {
                     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 } catch {
-                    throw CommandFailure(message: "cannot create the directory \(directory) for the store: \(error.localizedDescription); choose a writable path with --store")
+                    throw CommandFailure(message: "cannot create the store \(path): its directory \(directory) cannot be created (\(error.localizedDescription)); choose a writable path with --store")
                 }
             }
         }
-        return try SpotliteStore(path: path, model: configuration.storeModel)
+        return try openModelStore(path: path)
     }
 
     func makeIndexer(store: SpotliteStore) throws -> SpotliteIndexer {

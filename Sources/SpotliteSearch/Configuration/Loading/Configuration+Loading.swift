@@ -41,6 +41,7 @@ extension Configuration {
         let base = baseDirectory ?? Self.currentDirectory
         configuration.storePath = Self.resolvePath(configuration.storePath, against: base)
         configuration.indexPath = Self.resolvePath(configuration.indexPath, against: base)
+        configuration.resolveMigrationFiles(against: base)
         self = configuration
     }
 
@@ -52,6 +53,7 @@ extension Configuration {
     /// - Throws: ``ConfigurationError`` with the TOML key path of the first problem found.
     public func validate(source: String = "Configuration") throws(ConfigurationError) {
         try ConfigurationValidator(source: source).validate(self)
+        try validateModel(source: source)
     }
 
     /// `path` made absolute against `baseDirectory`, with `.` and `..` steps and repeated slashes removed (lexically,

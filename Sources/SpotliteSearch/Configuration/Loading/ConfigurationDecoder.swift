@@ -7,7 +7,7 @@ struct ConfigurationDecoder {
     let source: String
     let order: TOMLKeyOrder
 
-    private static let rootKeys = ["store", "index", "history", "indexer", "entities"]
+    private static let rootKeys = ["store", "index", "history", "indexer", "entities", "model"]
     private static let historyKeys = ["authors", "batch_authors", "mirror_authors", "maximum_duration", "clean"]
     private static let cleanKeys = ["every", "notifications"]
     private static let indexerKeys = ["author", "language", "stopwords", "batch_size"]
@@ -35,6 +35,9 @@ struct ConfigurationDecoder {
                 try decodeEntity(named: name, in: entities)
             }
         }
+        if let model = try table(document, "model", expected: "a table ([model])") {
+            configuration.model = try ModelConfigurationDecoder(source: source, order: order).decode(model.table, at: model.path)
+        }
         return configuration
     }
 
@@ -47,7 +50,8 @@ struct ConfigurationDecoder {
         result.batchAuthors = try strings(history, "batch_authors", expected: Expectation.authorList) ?? []
         result.mirrorAuthors = try strings(history, "mirror_authors", expected: Expectation.authorList) ?? []
         if let text = try string(history, "maximum_duration", expected: Expectation.duration) {
-            result.maximumDuration = try duration(text, at: history.path.appending("maximum_duration"))
+            // "none" keeps unconsumed history forever: a lagging author then holds cleanup back indefinitely.
+            result.maximumDuration = text == "none" ? nil : try duration(text, at: history.path.appending("maximum_duration"))
         }
         if let clean = history.table["clean"] {
             result.clean = try decodeClean(clean, at: history.path.appending("clean"))

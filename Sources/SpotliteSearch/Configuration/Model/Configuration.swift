@@ -26,6 +26,8 @@ public struct Configuration: Sendable, Hashable {
     public var indexer: IndexerConfiguration
     /// The `[entities.NAME]` tables, in file order.
     public var entities: [EntityConfiguration]
+    /// The `[model]` table: model versions and migration stages (docs/migrations.md); nil when absent.
+    public var model: ModelConfiguration?
 
     /// Creates a configuration in Swift. Paths are kept as given; call ``validate(source:)`` before use.
     public init(

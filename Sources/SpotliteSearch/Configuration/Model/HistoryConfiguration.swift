@@ -6,9 +6,12 @@ public struct HistoryConfiguration: Sendable, Hashable {
     public var batchAuthors: [String]
     /// Authors of a sync engine's imports, merged only when a tracker asks for them.
     public var mirrorAuthors: [String]
-    /// History older than this may be purged even if a required author lags; `nil` (the default) never purges
-    /// history that a required author has not consumed.
+    /// History older than this may be purged even if a required author lags (that author then resynchronises);
+    /// 7 days by default, as in Core Data's history tracking kits. `nil` (`"none"` in the file) never purges history
+    /// that a required author has not consumed.
     public var maximumDuration: Duration?
+    /// Seven days.
+    public static let defaultMaximumDuration: Duration = .seconds(7 * 86_400)
     /// When cleanup runs on its own.
     public var clean: CleanPolicy
 
@@ -17,7 +20,7 @@ public struct HistoryConfiguration: Sendable, Hashable {
         authors: [String] = [],
         batchAuthors: [String] = [],
         mirrorAuthors: [String] = [],
-        maximumDuration: Duration? = nil,
+        maximumDuration: Duration? = HistoryConfiguration.defaultMaximumDuration,
         clean: CleanPolicy = .none
     ) {
         self.authors = authors

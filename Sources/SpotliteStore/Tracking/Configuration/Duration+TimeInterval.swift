@@ -1,0 +1,9 @@
+import Foundation
+
+extension Duration {
+    /// The duration in seconds, as the `Date` arithmetic of the cleaner expects.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+
+/// How a ``HistoryTracker`` reads, delivers and cleans history, configured like PersistentHistoryTrackingKit.
+///
+/// ```swift
+/// var configuration = HistoryTrackerConfiguration(
+///     currentAuthor: "app", allAuthors: ["app", "widget", "importer"], batchAuthors: ["importer"])
+/// configuration.cleanStrategy = .byNotification(times: 50)
+/// configuration.consumers = ["spotlite.indexer"]
+/// ```
+public struct HistoryTrackerConfiguration: Sendable {
+    /// The author this process writes as: its transactions are not delivered back to it, and its position is
+    /// saved under ``positionKey``.
+    public var currentAuthor: String
+    /// Every author taking part in this store's shared history, the current one included (the kit's `allAuthors`).
+    /// Their transactions are delivered (except the current author's) and deleted by cleanup.
+    public var allAuthors: [String]
+    /// Write-only members of ``allAuthors`` (batch importers, extensions): delivered to readers, but cleanup does
+    /// not wait for a position of theirs.
+    public var batchAuthors: [String]
+    /// Authors of a sync engine's imports (the kit's CloudKit mirroring author). Delivered only when
+    /// ``includesMirrorAuthors`` is set.
+    public var mirrorAuthors: [String]
+    /// Also deliver the ``mirrorAuthors``' transactions (the kit's `includingCloudKitMirroring`).
+    public var includesMirrorAuthors: Bool
+    /// Context names under which the current author runs batch operations. Those bypass the app's in-memory
+    /// state, so the current author's transactions from these contexts are delivered to it too.
+    public var batchContextNames: Set<String>
+    /// Also deliver unattributed transactions: writes by programs that do not use Spotlite (the `sqlite3` shell).
+    public var includesUnattributedTransactions: Bool
+    /// Position names of other consumers of this store's history (the search indexer's author, for one); cleanup
+    /// waits for each of them as for a required author. See ``HistoryConsumer``.
+    public var consumers: [String]
+    /// When the tracker cleans on its own.
+    public var cleanStrategy: CleanStrategy
+    /// History older than this is deleted by cleanup even when a required author has not consumed it, and a
+    /// required author without any position stops holding history back once it has been absent this long.
+    /// That author then gets ``HistoryError/expiredToken(requested:purgedThrough:)`` and must resynchronise.
+    /// Nil keeps history for laggards forever.
+    public var maximumDuration: Duration?
+    /// Also delete unattributed transactions and those of unlisted authors below the watermark. Off by
+    /// default: only the listed authors' transactions are deleted (older than ``maximumDuration``, all are).
+    public var purgesUnlistedAuthors: Bool
+    /// Prefix of the position names this tracker saves and reads in the store (the kit's `uniqueString`). Empty by
+    /// default, so positions are the author names that `spotlite history clean` and the configuration file use.
+    public var positionKeyPrefix: String
+    /// Where the tracker logs.
+    public var logger: Logger
+    /// How much it logs.
+    public var logLevel: TrackerLogLevel
+    /// Start tracking as soon as the tracker is created.
+    public var autoStart: Bool
+    /// The most transactions fetched and delivered at once; more are delivered in several rounds, each advancing
+    /// the position.
+    public var fetchBatchSize: Int
+
+    /// A configuration with the kit's defaults: no automatic cleanup, a maximum duration of seven days, detailed
+    /// logging off, started on creation.
+    public init(
+        currentAuthor: String,
+        allAuthors: [String],
+        batchAuthors: [String] = [],
+        mirrorAuthors: [String] = [],
+        includesMirrorAuthors: Bool = false,
+        batchContextNames: Set<String> = [],
+        includesUnattributedTransactions: Bool = false,
+        consumers: [String] = [],
+        cleanStrategy: CleanStrategy = .none,
+        maximumDuration: Duration? = .seconds(7 * 86_400),
+        purgesUnlistedAuthors: Bool = false,
+        positionKeyPrefix: String = "",
+        logger: Logger = Logger(label: "spotlite.tracker"),
+        logLevel: TrackerLogLevel = .important,
+        autoStart: Bool = true,
+        fetchBatchSize: Int = 500
+    ) {
+        self.currentAuthor = currentAuthor
+        self.allAuthors = allAuthors
+        self.batchAuthors = batchAuthors
+        self.mirrorAuthors = mirrorAuthors
+        self.includesMirrorAuthors = includesMirrorAuthors
+        self.batchContextNames = batchContextNames
+        self.includesUnattributedTransactions = includesUnattributedTransactions
+        self.consumers = consumers
+        self.cleanStrategy = cleanStrategy
+        self.maximumDuration = maximumDuration
+        self.purgesUnlistedAuthors = purgesUnlistedAuthors
+        self.positionKeyPrefix = positionKeyPrefix
+        self.logger = logger
+        self.logLevel = logLevel
+        self.autoStart = autoStart
+        self.fetchBatchSize = fetchBatchSize
+    }
+
+    /// The name under which `author`'s position is saved in the store.
+    public func positionKey(for author: String) -> String {
+        positionKeyPrefix + author
+    }
+
+    /// The name under which the current author's position is saved in the store.
+    public var positionKey: String { positionKey(for: currentAuthor) }
+
+    /// The authors whose transactions are delivered to the current author: the other listed authors, with the
+    /// mirror authors when asked for, the current author (for its batch contexts) and nil (unattributed) when
+    /// configured.
+    public var deliveredAuthors: Set<String?> {
+        var authors = Set<String?>(allAuthors.map(Optional.some))
+        if includesMirrorAuthors { authors.formUnion(mirrorAuthors.map(Optional.some)) }
+        if batchContextNames.isEmpty { authors.remove(currentAuthor) }
+        if includesUnattributedTransactions { authors.insert(nil) }
+        return authors
+    }
+
+    /// Who cleanup waits for and whose transactions it deletes: the positions of all authors but the batch
+    /// authors, plus every consumer's.
+    public var cleanupPolicy: CleanupPolicy {
+        let readers = allAuthors.filter { !batchAuthors.contains($0) }.map(positionKey(for:))
+        return CleanupPolicy(
+            requiredAuthors: readers + consumers.filter { !readers.contains($0) }, listedAuthors: allAuthors,
+            purgesUnlistedAuthors: purgesUnlistedAuthors, maximumDuration: maximumDuration?.timeInterval)
+    }
+
+    /// Throws the first problem that would keep the tracker from working as configured.
+    public func validate() throws(TrackerError) {
+        try Self.validateName(currentAuthor, role: "the current author")
+        for author in allAuthors { try Self.validateName(author, role: "the listed author") }
+        for author in mirrorAuthors { try Self.validateName(author, role: "the mirror author") }
+        for consumer in consumers { try Self.validateName(consumer, role: "the consumer") }
+        guard allAuthors.contains(currentAuthor) else { throw .currentAuthorNotListed(currentAuthor) }
+        for author in batchAuthors {
+            guard allAuthors.contains(author) else { throw .batchAuthorNotListed(author) }
+        }
+        if batchAuthors.contains(currentAuthor) { throw .currentAuthorIsBatchAuthor(currentAuthor) }
+        switch cleanStrategy {
+        case .none:
+            break
+        case .byDuration(let interval):
+            guard interval > .zero else { throw .invalidDuration(interval, role: "clean interval") }
+        case .byNotification(let times):
+            guard times >= 1 else { throw .invalidNotificationCount(times) }
+        }
+        if let maximumDuration, maximumDuration <= .zero {
+            throw .invalidDuration(maximumDuration, role: "maximum duration")
+        }
+        guard fetchBatchSize >= 1 else { throw .invalidBatchSize(fetchBatchSize) }
+    }
+
+    private static func validateName(_ name: String, role: String) throws(TrackerError) {
+        guard let first = name.first, let last = name.last, !first.isWhitespace, !last.isWhitespace else {
+            throw .invalidAuthorName(name, role: role)
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import Synchronization
+
+/// PersistentHistoryTrackingKit for Spotlite: delivers other authors' history to this process's subscribers on
+/// every change notification, with observer and merge hooks, a position per author kept in the store, and cleanup
+/// shared safely between processes.
+///
+/// Each round, on a change notification (from any handle or process, no polling): fetch the transactions after the
+/// current author's position from the other authors; run the observer hooks per transaction × entity × operation;
+/// run the merge hooks; merge into every subscriber in order; then save the position at the last transaction.
+/// A throwing hook or subscriber leaves the position, so the same transactions come again (at least once, never
+/// skipped). Then clean if ``HistoryTrackerConfiguration/cleanStrategy`` says so.
+///
+/// ```swift
+/// let tracker = try HistoryTracker(
+///     store: store,
+///     configuration: HistoryTrackerConfiguration(currentAuthor: "app", allAuthors: ["app", "widget"]),
+///     subscribers: [AnyHistorySubscriber { transactions in await cache.apply(transactions) }])
+/// tracker.registerObserver(entity: "Package", operation: .delete) { changes in print(changes.tombstones) }
+/// ```
+public final class HistoryTracker: HistoryConsumer, Sendable {
+    /// The store whose history is tracked.
+    public let store: SpotliteStore
+    /// The configuration, validated.
+    public let configuration: HistoryTrackerConfiguration
+
+    private let engine: TrackerEngine
+    private let registry: TrackerRegistry
+    private let broadcaster: TrackerEventBroadcaster
+    private let loop = Mutex<Task<Void, Never>?>(nil)
+
+    /// Creates a tracker, started at once when ``HistoryTrackerConfiguration/autoStart`` is set.
+    ///
+    /// - Throws: ``TrackerError`` when the configuration cannot work; ``StoreError/readOnlyStore(operation:)`` for a
+    ///   read-only store, where no position can be saved.
+    public init(store: SpotliteStore, configuration: HistoryTrackerConfiguration,
+                subscribers: [any HistorySubscriber] = []) throws {
+        try configuration.validate()
+        guard !store.options.readOnly else {
+            throw StoreError.readOnlyStore(operation: "track history (the tracker saves its position in the store)")
+        }
+        self.store = store
+        self.configuration = configuration
+        registry = TrackerRegistry(subscribers: subscribers)
+        broadcaster = TrackerEventBroadcaster()
+        engine = TrackerEngine(store: store, configuration: configuration, registry: registry, events: broadcaster)
+        if configuration.autoStart { start() }
+    }
+
+    deinit {
+        stop()
+        broadcaster.finish()
+    }
+
+    /// The tracker's position name in the store (``HistoryTrackerConfiguration/positionKey``).
+    public var consumerName: String { configuration.positionKey }
+
+    /// How many rounds ended, by what started them (for tests).
+    func finishedRounds(_ trigger: TrackerEngine.Trigger) -> Int {
+        engine.finishedRounds.withLock { $0[trigger] ?? 0 }
+    }
+
+    /// Whether the tracker reacts to change notifications.
+    public var isRunning: Bool { loop.withLock { $0 != nil } }
+
+    /// Starts reacting to change notifications, first delivering what arrived while it was stopped. Does
+    /// nothing when already running.
+    public func start() {
+        loop.withLock { task in
+            guard task == nil else { return }
+            // Subscribed before returning, so a write made right after start() is seen.
+            let notifications = store.changeNotifications()
+            let engine = self.engine
+            let log = engine.log
+            let author = configuration.currentAuthor
+            log.detailed("\(author): tracking started")
+            task = Task {
+                _ = try? await engine.process(.start)
+                for await _ in notifications {
+                    if Task.isCancelled { break }
+                    _ = try? await engine.process(.notification)
+                }
+                log.detailed("\(author): tracking stopped")
+            }
+        }
+    }
+
+    /// Stops reacting to change notifications; the saved position stays, and ``start()`` resumes from it.
+    /// A round already delivering completes, position included. Does nothing when already stopped.
+    public func stop() {
+        let task = loop.withLock { task in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+    }
+
+    /// Delivers what is pending now, whether or not the tracker is running, and returns what the round did.
+    /// Rounds never overlap: this waits for a round in progress. Does not clean (see ``cleaner()``).
+    ///
+    /// - Throws: what the fetch, a merge hook or a subscriber threw; the position then stays.
+    @discardableResult
+    public func processPendingHistory() async throws -> TrackerPassSummary {
+        try await engine.process(.manual)
+    }
+
+    /// The tracker's events: deliveries, cleanups and failures, from now on. The sequence ends with the tracker.
+    public func events() -> AsyncStream<HistoryTrackerEvent> {
+        broadcaster.subscribe()
+    }
+
+    // MARK: - Observers
+
+    /// Calls `hook` with the changes of `entity` and `operation`, one call per transaction, before merging.
+    /// Hooks run in registration order. Returns the id that removes it.
+    @discardableResult
+    public func registerObserver(entity: String, operation: HistoryChangeType,
+                                 _ hook: @escaping ObserverHook) -> UUID {
+        if store.model.entity(named: entity) == nil {
+            engine.log.important("\(configuration.currentAuthor): an observer watches \(entity), which this store's model does not track")
+        }
+        return registry.addObserver(entity: entity, operation: operation, hook: hook)
+    }
+
+    /// Removes the observer with this id; false when there is none (it was already removed).
+    @discardableResult
+    public func removeObserver(id: UUID) -> Bool {
+        registry.removeObserver(id: id)
+    }
+
+    /// Removes every observer of `entity` and `operation`, and returns how many there were.
+    @discardableResult
+    public func removeObservers(entity: String, operation: HistoryChangeType) -> Int {
+        registry.removeObservers(entity: entity, operation: operation)
+    }
+
+    /// Removes every observer.
+    public func removeAllObservers() {
+        registry.removeAllObservers()
+    }
+
+    // MARK: - Merge hooks
+
+    /// Appends `hook` to the merge pipeline. Returns the id that removes it or inserts others before it.
+    @discardableResult
+    public func registerMergeHook(_ hook: @escaping MergeHook) -> UUID {
+        registry.appendMergeHook(hook)
+    }
+
+    /// Inserts `hook` into the merge pipeline just before the hook `successor`.
+    ///
+    /// - Throws: ``TrackerError/unknownMergeHook(_:)`` when `successor` is not registered.
+    @discardableResult
+    public func registerMergeHook(before successor: UUID, _ hook: @escaping MergeHook) throws(TrackerError) -> UUID {
+        try registry.insertMergeHook(hook, before: successor)
+    }
+
+    /// Removes the merge hook with this id; false when there is none.
+    @discardableResult
+    public func removeMergeHook(id: UUID) -> Bool {
+        registry.removeMergeHook(id: id)
+    }
+
+    /// Removes every merge hook: delivery goes straight to the subscribers.
+    public func removeAllMergeHooks() {
+        registry.removeAllMergeHooks()
+    }
+
+    // MARK: - Subscribers and consumers
+
+    /// Appends a subscriber to merge into after those already registered. Returns the id that removes it.
+    @discardableResult
+    public func addSubscriber(_ subscriber: any HistorySubscriber) -> UUID {
+        registry.addSubscriber(subscriber)
+    }
+
+    /// Removes the subscriber with this id; false when there is none.
+    @discardableResult
+    public func removeSubscriber(id: UUID) -> Bool {
+        registry.removeSubscriber(id: id)
+    }
+
+    /// Makes cleanup wait for `consumer`'s position too.
+    public func register(consumer: any HistoryConsumer) {
+        registry.addConsumer(consumer.consumerName)
+    }
+
+    // MARK: - Positions and cleanup
+
+    /// The current author's saved position; nil before its first delivery.
+    public func position() throws -> HistoryPosition? {
+        try store.position(of: configuration.positionKey)
+    }
+
+    /// The position every required author and consumer has reached: what cleanup may delete. Nil while one of
+    /// them has none.
+    public func commonPosition() throws -> HistoryToken? {
+        try store.commonPosition(of: cleanupPolicy.requiredAuthors)
+    }
+
+    /// Sets the current author's position, after it resynchronised from the rows (for instance on an expired
+    /// position); nil takes the store's current token. Delivery continues after it.
+    public func resetPosition(to token: HistoryToken? = nil) throws {
+        guard let token = try token ?? store.currentToken() else {
+            try store.removePosition(for: configuration.positionKey)
+            return
+        }
+        try store.setPosition(token, for: configuration.positionKey)
+        engine.log.important("\(configuration.currentAuthor): position reset to \(token)")
+    }
+
+    /// Who cleanup waits for and what it deletes: the configuration's policy, with every registered consumer.
+    public var cleanupPolicy: CleanupPolicy { engine.cleanupPolicy() }
+
+    /// A cleaner for cleaning at a moment the app chooses (going to the background, say), exactly as
+    /// conservative as the automatic one: the same policy, the same atomic transaction.
+    public func cleaner() -> HistoryCleaner {
+        HistoryCleaner(store: store, policy: cleanupPolicy)
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Synchronization
+
+/// Does a tracker's processing: fetch after the position, observe, merge, advance the position, clean.
+///
+/// Rounds never overlap, whether started by a notification or by the app: hooks and subscribers are awaited, and
+/// an actor alone would let a second round start while the first is suspended, delivering the same transactions
+/// twice and racing on the position. So rounds queue behind ``enter()``.
+actor TrackerEngine {
+    enum Trigger: Sendable, Hashable, CustomStringConvertible {
+        case start, notification, manual
+
+        var description: String {
+            switch self {
+            case .start: "start"
+            case .notification: "change notification"
+            case .manual: "request"
+            }
+        }
+    }
+
+    nonisolated let store: SpotliteStore
+    nonisolated let configuration: HistoryTrackerConfiguration
+    nonisolated let registry: TrackerRegistry
+    nonisolated let events: TrackerEventBroadcaster
+    nonisolated let log: TrackerLog
+    /// Rounds finished so far, by trigger: lets tests know a round ended without watching its side effects.
+    nonisolated let finishedRounds = Mutex<[Trigger: Int]>([:])
+
+    private var isBusy = false
+    private var queued: [CheckedContinuation<Void, Never>] = []
+    private var notificationCount = 0
+    private var lastClean: ContinuousClock.Instant?
+
+    init(store: SpotliteStore, configuration: HistoryTrackerConfiguration, registry: TrackerRegistry,
+         events: TrackerEventBroadcaster) {
+        self.store = store
+        self.configuration = configuration
+        self.registry = registry
+        self.events = events
+        self.log = TrackerLog(logger: configuration.logger, level: configuration.logLevel)
+    }
+
+    /// The policy cleanup runs with: the configuration's, waiting for every registered consumer too.
+    nonisolated func cleanupPolicy() -> CleanupPolicy {
+        var policy = configuration.cleanupPolicy
+        for consumer in registry.snapshot.consumers where !policy.requiredAuthors.contains(consumer) {
+            policy.requiredAuthors.append(consumer)
+        }
+        return policy
+    }
+
+    /// One round: delivers everything pending, then cleans if the strategy says so after a notification.
+    func process(_ trigger: Trigger) async throws -> TrackerPassSummary {
+        await enter()
+        defer {
+            finishedRounds.withLock { $0[trigger, default: 0] += 1 }
+            leave()
+        }
+        if case .notification = trigger { notificationCount += 1 }
+        log.detailed("\(configuration.currentAuthor): processing history after a \(trigger)")
+        var summary = TrackerPassSummary()
+        do {
+            try await deliverPending(into: &summary)
+        } catch {
+            if case HistoryError.expiredToken = error {
+                log.important(
+                    "\(configuration.currentAuthor): its position has expired (\(error)); resynchronise, then call resetPosition()",
+                    failure: true)
+            } else {
+                log.important("\(configuration.currentAuthor): delivery failed, the position stays: \(error)", failure: true)
+            }
+            events.send(.failed(error))
+            throw error
+        }
+        if case .notification = trigger, shouldClean() {
+            do {
+                summary.cleanup = try clean()
+            } catch {
+                // Delivery succeeded and is kept; cleanup is retried by the strategy.
+                log.important("\(configuration.currentAuthor): cleanup failed: \(error)", failure: true)
+                events.send(.failed(error))
+            }
+        }
+        return summary
+    }
+
+    private func enter() async {
+        guard isBusy else {
+            isBusy = true
+            return
+        }
+        await withCheckedContinuation { queued.append($0) }
+    }
+
+    private func leave() {
+        // The next round inherits the busy state, so no third caller can slip in between.
+        if queued.isEmpty {
+            isBusy = false
+        } else {
+            queued.removeFirst().resume()
+        }
+    }
+
+    private func deliverPending(into summary: inout TrackerPassSummary) async throws {
+        let key = configuration.positionKey
+        let request = HistoryRequest().including(authors: configuration.deliveredAuthors)
+            .limit(configuration.fetchBatchSize)
+        var position = try store.position(of: key)?.token
+        summary.position = position
+        while true {
+            var batch = request
+            batch.start = position.map { .afterToken($0) } ?? .beginning
+            let page = try store.fetchPage(batch)
+            // Past the page's transactions when it is complete: what follows them is not for this author (its own
+            // writes, say), and a position left behind would hold that history back from cleanup.
+            guard let consumed = page.consumedThrough, consumed != position else { return }
+            let deliverable = page.transactions.filter(isDeliverable)
+            if !deliverable.isEmpty {
+                try await deliver(deliverable)
+            }
+            // Only now, after every subscriber succeeded: a failure above leaves the position for a retry.
+            try store.setPosition(consumed, for: key)
+            position = consumed
+            summary.position = consumed
+            summary.deliveredTransactions += deliverable.count
+            log.detailed(
+                "\(configuration.currentAuthor): delivered \(deliverable.count) of \(page.transactions.count) fetched transactions; position \(key) is now \(consumed)")
+            events.send(.delivered(transactions: deliverable.count, position: consumed))
+            if page.isComplete { return }
+        }
+    }
+
+    /// The current author's own transactions are fetched only for its batch contexts.
+    private func isDeliverable(_ transaction: HistoryTransaction) -> Bool {
+        guard transaction.author == configuration.currentAuthor else { return true }
+        guard let context = transaction.contextName else { return false }
+        return configuration.batchContextNames.contains(context)
+    }
+
+    private func deliver(_ transactions: [HistoryTransaction]) async throws {
+        let registered = registry.snapshot
+        if !registered.observers.isEmpty {
+            for transaction in transactions {
+                for group in ObservedChanges.groups(of: transaction) {
+                    for observer in registered.observers
+                    where observer.entity == group.entity && observer.operation == group.operation {
+                        await observer.hook(group)
+                    }
+                }
+            }
+        }
+        let input = MergeHookInput(
+            transactions: transactions, subscribers: registered.subscribers.map(\.subscriber), store: store,
+            currentAuthor: configuration.currentAuthor)
+        for entry in registered.mergeHooks {
+            if try await entry.hook(input) == .finish {
+                log.detailed("\(configuration.currentAuthor): a merge hook finished the merge of \(transactions.count) transactions")
+                return
+            }
+        }
+        for entry in registered.subscribers {
+            try await entry.subscriber.merge(transactions)
+        }
+    }
+
+    private func shouldClean() -> Bool {
+        switch configuration.cleanStrategy {
+        case .none:
+            return false
+        case .byDuration(let interval):
+            let now = ContinuousClock.now
+            if let lastClean, lastClean.duration(to: now) < interval { return false }
+            lastClean = now
+            return true
+        case .byNotification(let times):
+            return notificationCount % times == 0
+        }
+    }
+
+    private func clean() throws -> CleanupResult {
+        let result = try HistoryCleaner(store: store, policy: cleanupPolicy()).clean()
+        if result.deletedTransactions > 0 {
+            log.important("\(configuration.currentAuthor): cleaned \(result.deletedTransactions) transactions: \(result.reason)")
+        } else {
+            log.detailed("\(configuration.currentAuthor): cleanup deleted nothing: \(result.reason)")
+        }
+        events.send(.cleaned(result))
+        return result
+    }
+}

@@ -1,0 +1,16 @@
+/// What one round of processing did.
+public struct TrackerPassSummary: Sendable, Hashable {
+    /// How many transactions were delivered (over every fetch batch of the round).
+    public var deliveredTransactions: Int
+    /// The current author's position after the round (nil when it has none yet).
+    public var position: HistoryToken?
+    /// The cleanup that followed, if the clean strategy asked for one.
+    public var cleanup: CleanupResult?
+
+    /// A summary of a round.
+    public init(deliveredTransactions: Int = 0, position: HistoryToken? = nil, cleanup: CleanupResult? = nil) {
+        self.deliveredTransactions = deliveredTransactions
+        self.position = position
+        self.cleanup = cleanup
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import GRDB
+import SpotliteSearch
+import SpotliteStore
+
+/// Figure 3: applying history to an up-to-date index, as `spotlite index update` does (``SpotliteIndexer/update()``):
+/// after 1,000 single-row transactions, and after one transaction updating 10,000 rows. Each update changes the
+/// descriptive text field, so every change reindexes its record. Only the update is timed, not the writes.
+enum IncrementalUpdateFigure {
+    struct Case: Codable, Sendable {
+        var transactions: Int
+        var changes: Int
+        var seconds: Double
+        var perChange: Double
+        var samples: [Double]
+    }
+
+    struct Result: FigureResult {
+        var runs: Int
+        var singleRows: Case
+        var batch: Case
+        /// One update per single-row transaction, as live mode does after each commit: the floor of freshness.
+        var perCommitUpdate: LatencySummary
+
+        var rows: [TableRow] {
+            [
+                TableRow("3 incremental", "\(singleRows.transactions) single-row transactions (median of \(runs))",
+                         "\(Format.seconds(singleRows.seconds)), \(Format.seconds(singleRows.perChange)) per change"),
+                TableRow("3 incremental", "one \(batch.changes)-row transaction",
+                         "\(Format.seconds(batch.seconds)), \(Format.seconds(batch.perChange)) per change"),
+                TableRow("3 incremental", "update after each single-row commit (\(perCommitUpdate.count)×): p50 / p99",
+                         "\(Format.milliseconds(perCommitUpdate.p50)) / \(Format.milliseconds(perCommitUpdate.p99))"),
+            ]
+        }
+    }
+
+    static func run(_ context: BenchContext) async throws -> Result {
+        try await context.prepareIndex()
+        let store = try context.store()
+        let indexer = try context.makeIndexer()
+        let field = try context.descriptiveField
+        let keys = context.corpus.records.compactMap { $0[context.entity.key] }
+        let singleCount = min(context.settings.singleRowTransactions, keys.count)
+        let batchCount = min(context.settings.batchRows, keys.count)
+        let table = context.entity.name.quotedDatabaseIdentifier
+        let update = "UPDATE \(table) SET \(field.quotedDatabaseIdentifier) = COALESCE(\(field.quotedDatabaseIdentifier), '') || ? WHERE \(context.entity.key.quotedDatabaseIdentifier) = ?"
+        var generator = SeededGenerator(seed: 0x1_0C4E)
+        var single: [Double] = []
+        var batch: [Double] = []
+        var singleChanges = 0
+        var batchChanges = 0
+        for run in 0..<context.settings.slowRuns {
+            let marker = " incremental\(run)"
+            for key in keys.shuffled(using: &generator).prefix(singleCount) {
+                try store.write(author: "app", context: "bench") { db in
+                    try db.execute(sql: update, arguments: [marker + "s", key])
+                }
+            }
+            let singleSummary = try await measure(indexer, expecting: singleCount)
+            single.append(singleSummary.seconds)
+            singleChanges = singleSummary.changes
+
+            let chosen = Array(keys.shuffled(using: &generator).prefix(batchCount))
+            try store.write(author: "app", context: "bench") { db in
+                let statement = try db.makeStatement(sql: update)
+                for key in chosen { try statement.execute(arguments: [marker + "b", key]) }
+            }
+            let batchSummary = try await measure(indexer, expecting: batchCount)
+            batch.append(batchSummary.seconds)
+            batchChanges = batchSummary.changes
+            Progress.note(String(format: "incremental run %d/%d: %d single-row transactions applied in %.3f s; %d-row batch in %.3f s",
+                                 run + 1, context.settings.slowRuns, singleCount, singleSummary.seconds, batchCount,
+                                 batchSummary.seconds))
+        }
+        var perCommit: [Double] = []
+        for (index, key) in keys.shuffled(using: &generator).prefix(min(50, keys.count)).enumerated() {
+            try store.write(author: "app", context: "bench") { db in
+                try db.execute(sql: update, arguments: [" percommit\(index)", key])
+            }
+            perCommit.append(try await measure(indexer, expecting: 1).seconds)
+        }
+        let singleSeconds = Statistics.median(single)
+        let batchSeconds = Statistics.median(batch)
+        return Result(
+            runs: single.count,
+            singleRows: Case(transactions: singleCount, changes: singleChanges, seconds: singleSeconds,
+                             perChange: singleSeconds / Double(max(singleChanges, 1)), samples: single),
+            batch: Case(transactions: 1, changes: batchChanges, seconds: batchSeconds,
+                        perChange: batchSeconds / Double(max(batchChanges, 1)), samples: batch),
+            perCommitUpdate: LatencySummary(samples: perCommit))
+    }
+
+    /// Times one update and checks it applied what was written.
+    private static func measure(_ indexer: SpotliteIndexer, expecting changes: Int) async throws -> (seconds: Double, changes: Int) {
+        var summary = IndexUpdateSummary()
+        let seconds = try await Stopwatch.seconds { summary = try await indexer.update() }
+        guard !summary.rebuilt, summary.changes == changes, summary.indexed == changes else {
+            throw BenchError("the update applied \(summary.changes) changes and indexed \(summary.indexed) documents (rebuilt: \(summary.rebuilt)), expected \(changes) of each")
+        }
+        return (seconds, summary.changes)
+    }
+}

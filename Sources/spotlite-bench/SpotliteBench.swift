@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+
+/// `spotlite-bench`: the benchmark suite. Runs the figures of the README's Benchmarks section over a JSON Lines
+/// corpus, prints a table and writes the measurements as JSON.
+@main
+struct SpotliteBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "spotlite-bench",
+        abstract: "Benchmark Spotlite against the raw Xapian engine and SQLite FTS5.",
+        discussion: """
+        Build in release mode first (`make bench` does both). The default run takes about ten minutes on two cores;
+        --scale adds a run over 1,000,000 derived records (much longer).
+        """,
+        subcommands: [SuiteCommand.self, ChildRebuild.self, ChildWriter.self, ChildRawBuild.self],
+        defaultSubcommand: SuiteCommand.self
+    )
+
+    /// Runs the command; a failure is one line on stderr, `spotlite-bench: <problem>; <what to do>`, and status 1.
+    static func main() async {
+        var command: ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ExitCode {
+            exit(withError: error)
+        } catch {
+            FileHandle.standardError.write(Data("spotlite-bench: \(error)\n".utf8))
+            Foundation.exit(1)
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/// How much work a run does: repetitions and workload sizes (the defaults make the suite of record).
+struct RunSettings: Codable, Sendable {
+    /// Repetitions of the quick figures (capture overhead).
+    var runs: Int
+    /// Repetitions of the slow figures (rebuilds, incremental updates, query passes, memory).
+    var slowRuns: Int
+    var queries: Int
+    var knownItems: Int
+    var freshnessWrites: Int
+    var freshnessIntervalMilliseconds: Int
+    var singleRowTransactions: Int
+    var batchRows: Int
+    /// Records of the engine-lever builds of the rebuild figure.
+    var leverRecords: Int
+    var scale: Bool
+    var scaleRecords: Int
+}
+
+/// The figures of the suite, in the order they run (the last ones write to the store).
+enum FigureID: String, CaseIterable, Codable, Sendable {
+    case capture, rebuild, size, query, relevance, memory, freshness, incremental, scale
+}

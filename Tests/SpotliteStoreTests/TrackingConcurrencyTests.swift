@@ -1,0 +1,189 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SpotliteStore
+
+/// Several trackers on one file, each on its own handle (its own connections, as separate apps have), writing,
+/// fetching and cleaning at the same time; and the tracker's start/stop life cycle.
+@Suite("Tracking: concurrency and life cycle")
+struct TrackingConcurrencyTests {
+    struct App {
+        let author: String
+        let store: SpotliteStore
+        let inbox: RecordingSubscriber
+        let tracker: HistoryTracker
+        let events: TrackerEventLog
+    }
+
+    private func makeApps(_ test: TestStore, authors: [String], strategy: CleanStrategy) throws -> [App] {
+        try authors.map { author in
+            let store = try test.reopen()
+            let inbox = RecordingSubscriber()
+            let tracker = try HistoryTracker(
+                store: store,
+                configuration: trackerConfiguration(author, allAuthors: authors) { $0.cleanStrategy = strategy },
+                subscribers: [inbox])
+            return App(author: author, store: store, inbox: inbox, tracker: tracker, events: TrackerEventLog(tracker))
+        }
+    }
+
+    /// Each app writes `count` transactions at the same time as the others; returns the tokens by author.
+    private func writeConcurrently(_ apps: [App], count: Int) async throws -> [String: [HistoryToken]] {
+        try await withThrowingTaskGroup(of: (String, [HistoryToken]).self) { group in
+            for app in apps {
+                group.addTask {
+                    var tokens: [HistoryToken] = []
+                    for index in 0..<count {
+                        tokens.append(try app.store.insertPackages(["\(app.author)-\(index)"], author: app.author))
+                    }
+                    return (app.author, tokens)
+                }
+            }
+            var written: [String: [HistoryToken]] = [:]
+            for try await (author, tokens) in group { written[author] = tokens }
+            return written
+        }
+    }
+
+    private func expectEachAppReceivedTheOthersExactlyOnceInOrder(
+        _ apps: [App], written: [String: [HistoryToken]]
+    ) async throws {
+        for app in apps {
+            let expected = written.filter { $0.key != app.author }.values.flatMap { $0 }.sorted()
+            let complete = await waitUntil { app.inbox.tokens.count >= expected.count }
+            #expect(complete, "\(app.author) received \(app.inbox.tokens.count) of \(expected.count)")
+            try await app.tracker.processPendingHistory()
+            #expect(app.inbox.tokens == expected, "\(app.author): in token order, none missing, none twice")
+            #expect(app.events.failures.isEmpty, "\(app.author): \(app.events.failures)")
+        }
+    }
+
+    @Test func severalTrackersOnOneStoreFetchInParallel() async throws {
+        let test = try TestStore()
+        let apps = try makeApps(test, authors: ["a", "b", "c", "d"], strategy: .none)
+        let written = try await writeConcurrently(apps, count: 10)
+        try await expectEachAppReceivedTheOthersExactlyOnceInOrder(apps, written: written)
+    }
+
+    @Test func cleansAndFetchesRunConcurrentlyWithoutErrorOrLoss() async throws {
+        let test = try TestStore()
+        let authors = ["a", "b", "c", "d"]
+        let apps = try makeApps(test, authors: authors, strategy: .byNotification(times: 1))
+        // One more process-like handle cleaning by hand in a loop meanwhile, with the same policy.
+        let janitorStore = try test.reopen()
+        let janitor = HistoryCleaner(store: janitorStore, policy: apps[0].tracker.cleanupPolicy)
+        let janitorDeleted = Recorder<Int>()
+        let stopJanitor = Recorder<Bool>()
+        let janitorTask = Task {
+            while stopJanitor.count == 0 {
+                janitorDeleted.append(try janitor.clean().deletedTransactions)
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
+
+        let written = try await writeConcurrently(apps, count: 10)
+        try await expectEachAppReceivedTheOthersExactlyOnceInOrder(apps, written: written)
+        stopJanitor.append(true)
+        try await janitorTask.value
+
+        // Everyone has consumed everything: a last cleanup empties history, and every transaction was deleted
+        // exactly once over all the cleanups that ran, whichever handle ran them.
+        let last = try janitor.clean()
+        #expect(try test.store.transactionCount() == 0)
+        let automatic = { apps.flatMap { $0.events.cleanups.map(\.deletedTransactions) } }
+        let manual = janitorDeleted.values.reduce(0, +) + last.deletedTransactions
+        // Cleanup events reach the logs asynchronously.
+        #expect(await waitUntil { automatic().reduce(0, +) + manual == 40 })
+        #expect(!automatic().isEmpty)
+    }
+
+    @Test func overlappingRequestsNeverDeliverTwice() async throws {
+        let test = try TestStore()
+        let widget = try test.reopen()
+        let inbox = RecordingSubscriber()
+        let tracker = try HistoryTracker(
+            store: test.store, configuration: trackerConfiguration("app", allAuthors: ["app", "widget"]),
+            subscribers: [inbox])
+        // Slow merges give overlapping rounds every chance to interleave.
+        tracker.registerMergeHook { _ in
+            try await Task.sleep(for: .milliseconds(5))
+            return .goOn
+        }
+        var written: [HistoryToken] = []
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<6 {
+                group.addTask { try await tracker.processPendingHistory() }
+            }
+            for index in 0..<15 {
+                written.append(try widget.insertPackages(["p\(index)"], author: "widget"))
+            }
+            try await group.waitForAll()
+        }
+        #expect(await waitUntil { inbox.tokens.count >= written.count })
+        try await tracker.processPendingHistory()
+        #expect(inbox.tokens == written)
+    }
+
+    @Test func stopLeavesThePositionAndStartResumesFromIt() async throws {
+        let test = try TestStore()
+        let widget = try test.reopen()
+        let inbox = RecordingSubscriber()
+        let tracker = try HistoryTracker(
+            store: test.store, configuration: trackerConfiguration("app", allAuthors: ["app", "widget"]),
+            subscribers: [inbox])
+        let first = try widget.insertPackages(["first"], author: "widget")
+        #expect(await waitUntil { inbox.tokens == [first] })
+        try await tracker.processPendingHistory()
+        #expect(try tracker.position()?.token == first)
+
+        tracker.stop()
+        #expect(!tracker.isRunning)
+        let second = try widget.insertPackages(["second"], author: "widget")
+        let third = try widget.insertPackages(["third"], author: "widget")
+        // Give a wrongly running tracker ample time to react; nothing may move.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(inbox.tokens == [first])
+        #expect(try tracker.position()?.token == first)
+        #expect(try widget.position(of: "app")?.token == first)
+
+        tracker.start()
+        #expect(tracker.isRunning)
+        #expect(await waitUntil { inbox.tokens == [first, second, third] })
+        #expect(await waitUntil { (try? tracker.position()?.token) == third })
+    }
+
+    @Test func startAndStopAreIdempotent() async throws {
+        let test = try TestStore()
+        let tracker = try HistoryTracker(
+            store: test.store, configuration: trackerConfiguration("app", allAuthors: ["app"], autoStart: false))
+        #expect(!tracker.isRunning)
+        #expect(test.store.hub.subscriberCount == 0)
+        tracker.start()
+        tracker.start()
+        #expect(tracker.isRunning)
+        #expect(test.store.hub.subscriberCount == 1, "a second start must not subscribe twice")
+        tracker.stop()
+        tracker.stop()
+        #expect(!tracker.isRunning)
+        #expect(await waitUntil { test.store.hub.subscriberCount == 0 })
+    }
+
+    @Test func autoStartStartsAndReleasingTheTrackerStopsIt() async throws {
+        let test = try TestStore()
+        var tracker: HistoryTracker? = try HistoryTracker(
+            store: test.store, configuration: trackerConfiguration("app", allAuthors: ["app"]))
+        #expect(tracker?.isRunning == true)
+        #expect(test.store.hub.subscriberCount == 1)
+        let events = try #require(tracker?.events())
+        tracker = nil
+        #expect(await waitUntil { test.store.hub.subscriberCount == 0 })
+        // The event sequence ends with the tracker.
+        let ended = Recorder<Bool>()
+        let reader = Task {
+            for await _ in events {}
+            ended.append(true)
+        }
+        #expect(await waitUntil { ended.count == 1 })
+        reader.cancel()
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SpotliteStore
+
+/// Observing specific changes as an `AsyncSequence` (SwiftData style): filters, waiting for later commits by other
+/// processes, resuming from a saved position, and expiry.
+@Suite("Tracking: observing changes")
+struct TrackingObservationTests {
+    @Test func nowStartsAfterTheCurrentTokenAndLeavesOutExcludedAuthors() async throws {
+        let test = try TestStore()
+        let widget = try test.reopen()
+        try widget.insertPackages(["before"], author: "widget")
+        var iterator = test.store.observeHistory(excludingAuthors: ["app"], from: .now).makeAsyncIterator()
+        try test.store.insertPackages(["mine"], author: "app")
+        let theirs = try widget.insertPackages(["after"], author: "widget")
+
+        let first = try #require(try await iterator.next())
+        #expect(first.token == theirs)
+        #expect(first.changes.map(\.key) == ["after".databaseValue])
+    }
+
+    @Test func filtersByEntityAndChangeType() async throws {
+        let test = try TestStore()
+        let widget = try test.reopen()
+        let inserted = try widget.run("INSERT INTO Package (name) VALUES ('a')", author: "widget")
+        try test.store.run("INSERT INTO Package (name) VALUES ('b')", author: "app")
+        try widget.run("INSERT INTO Item (id) VALUES (1); UPDATE Package SET size = 1 WHERE name = 'a'", author: "widget")
+        let mixed = try widget.run("""
+            INSERT INTO Item (id) VALUES (2); DELETE FROM Package WHERE name = 'a'; INSERT INTO Package (name) VALUES ('c')
+            """, author: "widget")
+
+        var iterator = test.store.observeHistory(
+            excludingAuthors: ["app"], entities: ["Package"], changeTypes: [.insert, .delete], from: .after(nil)
+        ).makeAsyncIterator()
+        let first = try #require(try await iterator.next())
+        let second = try #require(try await iterator.next())
+
+        #expect(first.token == inserted)
+        #expect(first.changes.map(\.changeType) == [.insert])
+        // The transaction with only an Item insert and a Package update has nothing to show and is left out.
+        #expect(second.token == mixed)
+        #expect(second.changes.map(\.changeType) == [.delete, .insert])
+        #expect(second.changes.allSatisfy { $0.entity == "Package" })
+        #expect(second.changes.first?.tombstone?["name"] == "a".databaseValue)
+    }
+
+    @Test func waitsForCommitsByOtherProcesses() async throws {
+        let test = try TestStore()
+        try test.store.insertPackages(["seed"], author: "app")
+        let start = try test.store.currentToken()
+        let store = test.store
+        let waiting = Task { () -> HistoryTransaction? in
+            for try await transaction in store.observeHistory(excludingAuthors: ["app"], from: .after(start)) {
+                return transaction
+            }
+            return nil
+        }
+        // Let the observer run out of history and wait for a notification.
+        try await Task.sleep(for: .milliseconds(200))
+        try SQLiteShell.run(test.path, "INSERT INTO Package (name) VALUES ('from-the-shell');")
+
+        let transaction = try #require(try await waiting.value)
+        #expect(transaction.author == nil)
+        #expect(transaction.changes.map(\.key) == ["from-the-shell".databaseValue])
+    }
+
+    @Test func resumesFromTheSavedPositionAndRedeliversTheUnfinishedElement() async throws {
+        let test = try TestStore()
+        let widget = try test.reopen()
+        let tokens = try ["1", "2", "3"].map { try widget.insertPackages([$0], author: "widget") }
+
+        do {
+            var iterator = test.store.observeHistory(from: .savedPosition("thumbnails")).makeAsyncIterator()
+            #expect(try await iterator.next()?.token == tokens[0])
+            #expect(try test.store.position(of: "thumbnails") == nil, "the first element is not handled yet")
+            #expect(try await iterator.next()?.token == tokens[1])
+            // Asking for the second element means the first was handled. The consumer stops while handling the
+            // second: it must come again.
+            #expect(try test.store.position(of: "thumbnails")?.token == tokens[0])
+        }
+
+        var resumed = test.store.observeHistory(from: .savedPosition("thumbnails")).makeAsyncIterator()
+        #expect(try await resumed.next()?.token == tokens[1])
+        #expect(try await resumed.next()?.token == tokens[2])
+        #expect(try test.store.position(of: "thumbnails")?.token == tokens[1])
+    }
+
+    @Test func anExpiredPositionThrowsAndEndsTheSequence() async throws {
+        let test = try TestStore()
+        let widget = try test.reopen()
+        let t1 = try widget.insertPackages(["1"], author: "widget")
+        let t2 = try widget.insertPackages(["2"], author: "widget")
+        try test.store.setPosition(t1, for: "thumbnails")
+        try test.store.deleteHistory(.through(t2))
+
+        var iterator = test.store.observeHistory(from: .savedPosition("thumbnails")).makeAsyncIterator()
+        await #expect(throws: HistoryError.expiredToken(requested: t1, purgedThrough: t2)) {
+            _ = try await iterator.next()
+        }
+        #expect(try await iterator.next() == nil)
+    }
+
+    @Test func cancellingTheObservingTaskEndsTheSequence() async throws {
+        let test = try TestStore()
+        let store = test.store
+        let observing = Task { () -> Int in
+            var count = 0
+            for try await _ in store.observeHistory(from: .now) { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        observing.cancel()
+        #expect(try await observing.value == 0)
+        #expect(await waitUntil { test.store.hub.subscriberCount == 0 })
+    }
+}
