@@ -193,6 +193,52 @@ struct IndexerUpdateTests {
         #expect(try sandbox.store.position(of: sandbox.configuration.indexer.author)?.token == token)
     }
 
+    @Test("history is read a page of transactions at a time, but committed by batch size")
+    func pagesAndCommits() async throws {
+        let sandbox = try IndexerSandbox(indexer: "batch_size = 1000")
+        try sandbox.write([SamplePackage.named("vim")])
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.update()
+        let updates = indexer.indexUpdates()
+        let transactions = SpotliteIndexer.transactionsPerPage * 2 + 50
+        for number in 0..<transactions {
+            try sandbox.write([SamplePackage(name: "paged\(number)", summary: "paged row")])
+        }
+        let token = try sandbox.store.currentToken()
+        let summary = try await indexer.update()
+        #expect(summary.transactions == transactions && summary.indexed == transactions)
+        #expect(summary.token == token)
+        #expect(try sandbox.makeSearcher().search(SearchRequest("paged", limit: 0)).total == transactions)
+        var commits: [IndexDidUpdate] = []
+        for await update in updates {
+            commits.append(update)
+            if update.token == token { break }
+        }
+        #expect(commits.count == 1, "\(transactions) small transactions, one batch: one commit")
+    }
+
+    @Test("a transaction bigger than the batch is committed in pieces; its token only with its last piece")
+    func bigTransaction() async throws {
+        let sandbox = try IndexerSandbox(indexer: "batch_size = 10")
+        try sandbox.write([SamplePackage.named("vim")])
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.update()
+        let before = try sandbox.indexToken()
+        let updates = indexer.indexUpdates()
+        try sandbox.write((0..<35).map { SamplePackage(name: "big\($0)", summary: "big transaction") })
+        let token = try sandbox.store.currentToken()
+        let summary = try await indexer.update()
+        #expect(summary.transactions == 1 && summary.changes == 35 && summary.indexed == 35)
+        var commits: [IndexDidUpdate] = []
+        for await update in updates {
+            commits.append(update)
+            if update.token == token { break }
+        }
+        #expect(commits.count == 4)
+        #expect(commits.dropLast().allSatisfy { $0.token == before }, "pieces are committed under the previous token")
+        #expect(try sandbox.makeSearcher().documentCount() == 36)
+    }
+
     @Test("the indexer's checkpoint follows each commit and blocks cleanup of history it has not indexed")
     func checkpointBlocksCleanup() async throws {
         let sandbox = try IndexerSandbox()

@@ -5,6 +5,8 @@ import SpotliteStore
 extension SpotliteIndexer {
     /// How many times a batch that Xapian failed to write is replayed before the update gives up.
     static let maximumReplays = 3
+    /// History transactions read at a time.
+    static let transactionsPerPage = 100
 
     /// Applies the history after the live index's token, replaying from the last committed token when Xapian loses
     /// a batch: a failed write discards every change since the last commit, metadata included, so the token in
@@ -51,17 +53,21 @@ extension SpotliteIndexer {
         let builder = try DocumentBuilder(schema: schema, spellingDatabase: writer)
         let metadata = try IndexMetadata(reading: writer.metadata(forKey:))
 
-        var lastComplete = metadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
-        if summary.token == nil { summary.token = lastComplete }
+        let committed = metadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
+        var lastComplete = committed
+        if summary.token == nil { summary.token = committed }
         let batchSize = max(1, configuration.indexer.batchSize)
+        // Transactions are read a page at a time, so that big transactions (an import commits thousands of rows in
+        // one) never pile up in memory; commits follow the batch size, not the pages.
+        let pageSize = min(batchSize, Self.transactionsPerPage)
         var pending: [String: PendingChange] = [:]
         var order: [String] = []
         var tally = Tally()
         while true {
-            let transactions = try store.fetchHistory(HistoryRequest.after(lastComplete).limit(batchSize))
+            let transactions = try store.fetchHistory(HistoryRequest.after(lastComplete).limit(pageSize))
             if transactions.isEmpty { break }
             for transaction in transactions {
-                for change in transaction.changes {
+                for (position, change) in transaction.changes.enumerated() {
                     guard let entity = schema.entities[change.entity] else { continue }
                     if change.changeType == .update, provider == nil, let columns = change.updatedColumns,
                        entity.relevantColumns.isDisjoint(with: columns) {
@@ -70,7 +76,7 @@ extension SpotliteIndexer {
                     let id = DocumentIdentity.term(entity: change.entity, key: change.key)
                     if pending[id] == nil { order.append(id) }
                     pending[id] = PendingChange(entity: change.entity, key: change.key, delete: change.changeType == .delete)
-                    if pending.count >= batchSize {
+                    if pending.count >= batchSize, position < transaction.changes.count - 1 {
                         // A huge transaction is committed in pieces under the token before it; replaying a partly
                         // applied transaction is harmless since documents are rebuilt from the current rows.
                         try flush(&pending, order: &order, writer: writer, builder: builder, token: lastComplete,
@@ -80,7 +86,13 @@ extension SpotliteIndexer {
                 tally.transactions += 1
                 tally.changes += transaction.changes.count
                 lastComplete = transaction.token
+                if pending.count >= batchSize {
+                    try flush(&pending, order: &order, writer: writer, builder: builder, token: lastComplete,
+                              tally: &tally, into: &summary)
+                }
             }
+        }
+        if lastComplete != committed || !pending.isEmpty || tally.transactions > 0 {
             try flush(&pending, order: &order, writer: writer, builder: builder, token: lastComplete, tally: &tally,
                       into: &summary)
         }
