@@ -107,6 +107,19 @@ bool cx_writable_database_replace_document(cx_writable_database *db, const char 
     }, loses_batch);
 }
 
+bool cx_writable_database_add_document(cx_writable_database *db, const char *unique_term, size_t term_len,
+                                       cx_document *document, uint32_t *docid, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        cx::require(document, "document");
+        std::string unique = cx::unique_term(unique_term, term_len);
+        document->doc.add_boolean_term(unique);
+        Xapian::docid id = db->db.add_document(document->doc);
+        if (docid != nullptr) *docid = id;
+        return true;
+    }, loses_batch);
+}
+
 bool cx_writable_database_delete_document(cx_writable_database *db, const char *unique_term, size_t term_len,
                                           cx_error **err) noexcept {
     return cx::guard(err, false, [&] {

@@ -14,6 +14,20 @@ struct XapianWriterTests {
         return document
     }
 
+    @Test func addDocumentAddsTheIdTermSoLaterReplacesAndDeletesFindIt() throws {
+        let directory = try XapianTestDirectory()
+        let writer = try XapianWritableDatabase(path: directory.database(), noSync: true)
+        try writer.addDocument(uniqueTerm: "Qa", document: document("first"))
+        try writer.addDocument(uniqueTerm: "Qb", document: document("second"))
+        try writer.replaceDocument(uniqueTerm: "Qa", document: document("first again"))
+        #expect(try writer.documentCount() == 2, "the replace found the added document by its id term")
+        #expect(try writer.documentData(uniqueTerm: "Qa") == Data("first again".utf8))
+        try writer.deleteDocument(uniqueTerm: "Qb")
+        #expect(try writer.documentCount() == 1)
+        let tooLong = String(repeating: "x", count: 300)
+        #expect(throws: XapianError.self) { try writer.addDocument(uniqueTerm: "Q" + tooLong, document: document("x")) }
+    }
+
     @Test func metadataIsCommittedAtomicallyWithDocuments() throws {
         let directory = try XapianTestDirectory()
         let writer = try XapianWritableDatabase(path: directory.database(), noSync: true)

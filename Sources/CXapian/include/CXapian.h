@@ -228,6 +228,13 @@ bool cx_writable_database_replace_document(cx_writable_database *db, const char 
                                            cx_document *document, uint32_t *docid,
                                            cx_error **err) CX_NOEXCEPT;
 
+/** Adds the boolean term `unique_term` to `document` and adds it as a new document, without looking for an
+ *  existing one: only for databases known to hold no document with that term (a fresh rebuild), where it saves
+ *  replace_document's lookup. Otherwise duplicates pile up. `document` stays owned by the caller. Failures inside
+ *  Xapian have batch_lost set. */
+bool cx_writable_database_add_document(cx_writable_database *db, const char *unique_term, size_t term_len,
+                                       cx_document *document, uint32_t *docid, cx_error **err) CX_NOEXCEPT;
+
 /** Deletes every document indexed by `unique_term`; deleting a missing term is a no-op. An empty term is
  *  rejected before anything changes; any failure inside Xapian has batch_lost set. */
 bool cx_writable_database_delete_document(cx_writable_database *db, const char *unique_term, size_t term_len,

@@ -98,7 +98,7 @@ extension SpotliteIndexer {
                     done += 1
                     let key: DatabaseValue = row[entity.key]
                     if let attributes = try reader.attributeSet(entity: entity, key: key, row: row, in: db) {
-                        try write(try builder.document(entity: entity, key: key, attributes: attributes), to: writer)
+                        try write(try builder.document(entity: entity, key: key, attributes: attributes), to: writer, fresh: true)
                         indexed += 1
                     }
                     if done % 1000 == 0 { progress?(IndexProgress(done: done, total: total)) }

@@ -183,9 +183,16 @@ public actor SpotliteIndexer {
         }
     }
 
-    /// Writes one built document, through the test hook when there is one.
-    func write(_ built: (idTerm: String, document: XapianDocument), to writer: XapianWritableDatabase) throws {
+    /// Writes one built document, through the test hook when there is one. Into a `fresh` generation (a rebuild,
+    /// where each id term comes once: keys are unique per table, and the term names the table) it is added without
+    /// replace's lookup of an existing document.
+    func write(_ built: (idTerm: String, document: XapianDocument), to writer: XapianWritableDatabase,
+               fresh: Bool = false) throws {
         try documentWriteHook?(built.idTerm, built.document)
-        try writer.replaceDocument(uniqueTerm: built.idTerm, document: built.document)
+        if fresh {
+            try writer.addDocument(uniqueTerm: built.idTerm, document: built.document)
+        } else {
+            try writer.replaceDocument(uniqueTerm: built.idTerm, document: built.document)
+        }
     }
 }

@@ -110,6 +110,18 @@ package final class XapianWritableDatabase {
         }
     }
 
+    /// Adds `document` with id term `uniqueTerm` without looking for an existing one: only for a database known not
+    /// to hold that term (a fresh rebuild), where it saves `replaceDocument`'s lookup.
+    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    @discardableResult
+    package func addDocument(uniqueTerm: String, document: XapianDocument) throws -> UInt32 {
+        try XapianBytes.with(uniqueTerm) { term, length in
+            var docid: UInt32 = 0
+            _ = try xapianCall { cx_writable_database_add_document(handle, term, length, document.handle, &docid, $0) }
+            return docid
+        }
+    }
+
     /// Deletes the document with id term `uniqueTerm`; a missing one is not an error.
     /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
     package func deleteDocument(uniqueTerm: String) throws {
