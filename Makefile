@@ -32,9 +32,11 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
+# Tests run one at a time: several of them run processes and wait for them, and on a 2-core machine tests run in
+# parallel would starve each other's threads and turn generous time limits into flaky failures.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 
 # The demo reads the machine's package catalog; apt's English long descriptions make it richer. Fetching them is
 # best effort (no network, not root: the demo still runs, with short descriptions or its built-in sample).

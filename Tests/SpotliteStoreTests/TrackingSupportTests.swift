@@ -88,7 +88,7 @@ final class TrackerEventLog: Sendable {
 
 /// Waits until `condition` holds, checking every few milliseconds; false after `timeout`. Generous timeouts:
 /// the machine is shared and slow, and only failing tests wait that long.
-func waitUntil(timeout: Duration = .seconds(20), _ condition: () throws -> Bool) async rethrows -> Bool {
+func waitUntil(timeout: Duration = .seconds(60), _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now.advanced(by: timeout)
     while ContinuousClock.now < deadline {
         if try condition() { return true }

@@ -157,7 +157,7 @@ struct RunningTool {
 }
 
 /// Waits until `condition` holds, up to `timeout` seconds.
-func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+func eventually(timeout: Double = 60, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return true }
