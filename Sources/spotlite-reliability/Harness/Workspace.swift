@@ -77,11 +77,15 @@ final class Workspace {
         return (base + ".out", base + ".err")
     }
 
-    /// Starts `spotlite arguments… --config <workspace configuration>` in the workspace.
+    /// Starts `spotlite arguments…` with `--config <workspace configuration>`, in the workspace.
     func startSpotlite(_ arguments: [String], label: String? = nil, configuration: String? = nil,
                        stdinPath: String? = nil) throws -> ChildProcess {
         let output = outputPaths(label ?? arguments.prefix(2).joined(separator: "-"))
-        return try ChildProcess(executable: spotlite, arguments: arguments + ["--config", configuration ?? configurationPath],
+        // Options go before a `--`, after which every argument is a query word.
+        var arguments = arguments
+        arguments.insert(contentsOf: ["--config", configuration ?? configurationPath],
+                         at: arguments.firstIndex(of: "--") ?? arguments.endIndex)
+        return try ChildProcess(executable: spotlite, arguments: arguments,
                                 directory: root, stdinPath: stdinPath, stdoutPath: output.stdout, stderrPath: output.stderr)
     }
 
