@@ -105,11 +105,13 @@ final class Workspace {
         return finish(child, timeout: timeout)
     }
 
-    /// Runs a SQL script with the `sqlite3` shell against the store.
+    /// Runs a SQL script with the `sqlite3` shell against the store (stopping at the first error, waiting up to 30 s
+    /// for the write lock).
     func sqlite(_ script: String, database: String? = nil, timeout: Double = 600) throws -> Run {
         counter += 1
         let scriptPath = logDirectory + "/script-\(counter).sql"
-        try Data(script.utf8).write(to: URL(fileURLWithPath: scriptPath))
+        // Like any writer beside others, the shell waits for the write lock instead of failing at once.
+        try Data((".timeout 30000\n" + script).utf8).write(to: URL(fileURLWithPath: scriptPath))
         defer { try? FileManager.default.removeItem(atPath: scriptPath) }
         return try run(try Binaries.sqlite3(), ["-bail", database ?? storePath], label: "sqlite3", stdinPath: scriptPath,
                        timeout: timeout)
