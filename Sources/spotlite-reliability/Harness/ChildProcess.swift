@@ -19,7 +19,6 @@ final class ChildProcess {
         var timedOut = false
 
         var succeeded: Bool { exitStatus == 0 }
-        var killedBySignal: Bool { signal != nil }
 
         var description: String {
             if timedOut { return "timed out after \(Int(seconds)) s" }
@@ -137,8 +136,6 @@ final class ChildProcess {
         guard termination == nil else { return }
         _ = Glibc.kill(pid, signal)
     }
-
-    var isRunning: Bool { poll() == nil }
 
     /// Seconds since the child started.
     var elapsed: Double { (ContinuousClock.now - started).seconds }

@@ -10,6 +10,4 @@ enum SQLText {
         }
         return out + "'"
     }
-
-    static func literal(_ value: Int) -> String { String(value) }
 }

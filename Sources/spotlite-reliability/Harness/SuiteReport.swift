@@ -48,9 +48,10 @@ final class SuiteReport {
         figure(name, Format.number(value))
     }
 
-    /// The summary line and the figures.
+    /// The summary line, the failures, and the figures.
     var text: String {
         var lines = ["\(suite): \(passed) passed, \(failed) failed"]
+        lines += failures.map { "  FAIL " + $0 }
         let width = figures.map(\.name.count).max() ?? 0
         for (name, value) in figures {
             lines.append("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)

@@ -77,11 +77,15 @@ final class Workspace {
         return (base + ".out", base + ".err")
     }
 
-    /// Starts `spotlite arguments… --config <workspace configuration>` in the workspace.
+    /// Starts `spotlite arguments…` with `--config <workspace configuration>`, in the workspace.
     func startSpotlite(_ arguments: [String], label: String? = nil, configuration: String? = nil,
                        stdinPath: String? = nil) throws -> ChildProcess {
         let output = outputPaths(label ?? arguments.prefix(2).joined(separator: "-"))
-        return try ChildProcess(executable: spotlite, arguments: arguments + ["--config", configuration ?? configurationPath],
+        // Options go before a `--`, after which every argument is a query word.
+        var arguments = arguments
+        arguments.insert(contentsOf: ["--config", configuration ?? configurationPath],
+                         at: arguments.firstIndex(of: "--") ?? arguments.endIndex)
+        return try ChildProcess(executable: spotlite, arguments: arguments,
                                 directory: root, stdinPath: stdinPath, stdoutPath: output.stdout, stderrPath: output.stderr)
     }
 
@@ -101,11 +105,13 @@ final class Workspace {
         return finish(child, timeout: timeout)
     }
 
-    /// Runs a SQL script with the `sqlite3` shell against the store.
+    /// Runs a SQL script with the `sqlite3` shell against the store (stopping at the first error, waiting up to 30 s
+    /// for the write lock).
     func sqlite(_ script: String, database: String? = nil, timeout: Double = 600) throws -> Run {
         counter += 1
         let scriptPath = logDirectory + "/script-\(counter).sql"
-        try Data(script.utf8).write(to: URL(fileURLWithPath: scriptPath))
+        // Like any writer beside others, the shell waits for the write lock instead of failing at once.
+        try Data((".timeout 30000\n" + script).utf8).write(to: URL(fileURLWithPath: scriptPath))
         defer { try? FileManager.default.removeItem(atPath: scriptPath) }
         return try run(try Binaries.sqlite3(), ["-bail", database ?? storePath], label: "sqlite3", stdinPath: scriptPath,
                        timeout: timeout)

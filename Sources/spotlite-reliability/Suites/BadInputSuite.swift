@@ -105,8 +105,9 @@ struct BadInputSuite {
         var generator = QueryGenerator(random: random.split())
         let fuzzer = QueryFuzzer(searcher: searcher, lastQueryPath: workspace.path("last-query.txt"))
         let outcome = fuzzer.run(count: settings.queries, generator: &generator)
+        // Some must be answered, or the searches never reached the index and the check proved nothing.
         report.record("\(outcome.queries) fuzzed searches through the Swift API: answered or a clear SearchError",
-                      problems: outcome.unclear)
+                      problems: outcome.unclear + (outcome.answered > 0 ? [] : ["no search was answered"]))
         report.figure("API fuzzing", "\(Format.number(outcome.queries)) searches: \(Format.number(outcome.answered)) answered, \(Format.number(outcome.rejected)) clear errors, \(outcome.unclear.count) unclear, in \(Format.seconds(outcome.seconds)); slowest \(Format.seconds(outcome.slowest))")
         report.figure("API errors by kind", outcome.errorKinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         var usage = rusage()
@@ -132,6 +133,7 @@ struct BadInputSuite {
                 rejected += 1
             }
         }
+        if answered == 0 { problems.append("no generated query was answered: the searches never reached the index") }
         // Invalid UTF-8 in an argument (through the shell's printf) and in a --queries file.
         for bytes in [#"\377\376 search"#, #"caf\303"#, #"\300\200 index \355\240\200"#, #"title:\377"#, #"\"\377"#] {
             let run = try workspace.run("/bin/sh", ["-c", #"exec "$0" search --json --config "$1" -- "$(printf "$2")""#,

@@ -75,5 +75,4 @@ struct QueryGenerator {
     }
 
     mutating func chance(_ probability: Double) -> Bool { random.chance(probability) }
-    mutating func int(below bound: Int) -> Int { random.int(below: bound) }
 }

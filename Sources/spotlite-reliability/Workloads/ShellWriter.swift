@@ -62,9 +62,4 @@ final class ShellWriter {
         child = try ChildProcess(executable: try Binaries.sqlite3(), arguments: [workspace.storePath],
                                  stdinPath: scriptPath, stdoutPath: output.stdout, stderrPath: output.stderr)
     }
-
-    /// Stops a running chunk (SIGKILL), for crash trials.
-    func kill() {
-        child?.kill(SIGKILL)
-    }
 }
