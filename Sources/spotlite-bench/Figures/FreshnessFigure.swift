@@ -1,6 +1,7 @@
 import Foundation
 import SpotliteSearch
 import SpotliteStore
+import Synchronization
 
 /// Figure 4: freshness in live mode. This process runs a live indexer (``SpotliteIndexer/start()``) and subscribes to
 /// its `indexUpdates()`; a child process (`spotlite-bench child-writer`) commits single-row transactions, each with a
@@ -118,8 +119,22 @@ enum FreshnessFigure {
         let entity = context.entity.name
         let longLived = try IndexSearcher(configuration: configuration, indexPath: indexPath)
 
-        let watcher = Task { () -> Sightings in
-            var sightings = Sightings()
+        // The probes are searched on a thread of their own, woken by each index update, so that this measurement
+        // never occupies a thread of Swift's cooperative pool, which the live indexer itself runs on.
+        let sightings = Mutex(Sightings())
+        let wake = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let stop = Mutex(false)
+        let forwarder = Task {
+            for await update in updates {
+                sightings.withLock {
+                    $0.updates += 1
+                    $0.indexCommits.append((update.token?.rawValue ?? 0, Stopwatch.nanoseconds()))
+                }
+                wake.signal()
+            }
+        }
+        let searcherThread = Thread {
             var nextFresh = 0
             var nextLongLived = 0
             func visible(_ index: Int, through searcher: IndexSearcher) -> Bool {
@@ -128,23 +143,26 @@ enum FreshnessFigure {
                 let key = ChildWriter.key(tag: tag, index: index)
                 return (try? searcher.search(request).hits.first?.key.description == key) ?? false
             }
-            for await update in updates {
-                sightings.updates += 1
-                sightings.indexCommits.append((update.token?.rawValue ?? 0, Stopwatch.nanoseconds()))
+            while nextFresh < writes, !stop.withLock({ $0 }) {
+                guard wake.wait(timeout: .now() + .milliseconds(100)) == .success else { continue }
+                // Several updates may have arrived: one check covers them all.
+                while wake.wait(timeout: .now()) == .success {}
                 if let fresh = try? IndexSearcher(configuration: configuration, indexPath: indexPath) {
                     while nextFresh < writes, visible(nextFresh, through: fresh) {
-                        sightings.fresh[nextFresh] = Stopwatch.nanoseconds()
+                        let now = Stopwatch.nanoseconds()
+                        sightings.withLock { $0.fresh[nextFresh] = now }
                         nextFresh += 1
                     }
                 }
                 while nextLongLived < writes, visible(nextLongLived, through: longLived) {
-                    sightings.longLived[nextLongLived] = Stopwatch.nanoseconds()
+                    let now = Stopwatch.nanoseconds()
+                    sightings.withLock { $0.longLived[nextLongLived] = now }
                     nextLongLived += 1
                 }
-                if nextFresh == writes { break }
             }
-            return sightings
+            finished.signal()
         }
+        searcherThread.start()
 
         let child = ChildProcess(executable: ChildProcess.currentExecutable, arguments: [
             "child-writer", "--config", context.configurationPath, "--store", context.storePath, "--entity", entity,
@@ -152,19 +170,30 @@ enum FreshnessFigure {
             String(context.settings.freshnessIntervalMilliseconds), "--tag", tag,
         ])
         let running = try child.start()
-        let outcome = try await Task.detached {
-            try running.wait(output: running.output.readDataToEndOfFile())
-        }.value
-        // Give the indexer time to apply the last writes (the watcher ends as soon as every probe is found).
-        let watchdog = Task {
-            try? await Task.sleep(for: .seconds(5))
-            watcher.cancel()
+        let outcome = try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                do {
+                    continuation.resume(returning: try running.wait(output: running.output.readDataToEndOfFile()))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }.start()
         }
-        let sightings = await watcher.value
-        watchdog.cancel()
+        // Give the indexer up to 5 s to apply the last writes; the searcher thread ends once every probe is found.
+        let deadline = Stopwatch.nanoseconds() + 5_000_000_000
+        while finished.wait(timeout: .now()) != .success {
+            if Stopwatch.nanoseconds() > deadline {
+                stop.withLock { $0 = true }
+                finished.wait()
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        forwarder.cancel()
         announcer.cancel()
         let announcements = await announcer.value
         await indexer.stop()
+        let seen = sightings.withLock { $0 }
         guard outcome.status == 0 else {
             throw BenchError("the writer child process failed with status \(outcome.status) (its error is above)")
         }
@@ -201,11 +230,11 @@ enum FreshnessFigure {
             return max(0, event.sent - wall)
         }
         return Sample(
-            indexUpdates: sightings.updates, latency: LatencySummary(samples: latencies(sightings.fresh)),
-            found: sightings.fresh.count, longLivedLatency: LatencySummary(samples: latencies(sightings.longLived)),
-            longLivedFound: sightings.longLived.count,
+            indexUpdates: seen.updates, latency: LatencySummary(samples: latencies(seen.fresh)),
+            found: seen.fresh.count, longLivedLatency: LatencySummary(samples: latencies(seen.longLived)),
+            longLivedFound: seen.longLived.count,
             commitToNotificationSent: LatencySummary(samples: sentDelays),
             commitToNotification: LatencySummary(samples: delays(announcements.map { ($0.token, $0.seen) })),
-            commitToIndexCommit: LatencySummary(samples: delays(sightings.indexCommits)))
+            commitToIndexCommit: LatencySummary(samples: delays(seen.indexCommits)))
     }
 }
