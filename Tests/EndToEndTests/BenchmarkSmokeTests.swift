@@ -33,7 +33,7 @@ struct BenchmarkSmokeTests {
         #expect(rebuild["documents"] as? Int == 150)
         #expect(rebuild["termGenerationMatches"] as? Bool == true, "the raw loop must build Spotlite's very index")
         #expect((rebuild["termsCompared"] as? Int ?? 0) > 50)
-        #expect((rebuild["levers"] as? [Any])?.count == 8)
+        #expect((rebuild["levers"] as? [Any])?.count == 7)
         #expect((rebuild["spotliteSeconds"] as? Double ?? 0) > 0)
 
         let incremental = try #require(report["incremental"] as? [String: Any])

@@ -8,9 +8,9 @@ import Glibc
 #endif
 
 /// `spotlite-bench child-writer`: the other process of the freshness figure. Inserts `count` probe records, one
-/// per transaction, `interval` milliseconds apart, and prints after each commit `INDEX NANOSECONDS TOKEN` (the
-/// machine's monotonic clock, and the history token of the commit), which the suite compares with the moments the
-/// commit was announced and the probe became searchable.
+/// per transaction, `interval` milliseconds apart, and prints after each commit `INDEX NANOSECONDS TOKEN SECONDS`
+/// (the machine's monotonic clock, the history token of the commit, and the wall clock, which change notifications
+/// carry), which the suite compares with the moments the commit was announced and the probe became searchable.
 struct ChildWriter: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "child-writer", abstract: "Write probe records one per transaction (used by the suite).",
@@ -47,8 +47,9 @@ struct ChildWriter: ParsableCommand {
                 try db.execute(sql: insert, arguments: [key, text])
             }
             let stamp = Stopwatch.nanoseconds()
+            let wall = Date().timeIntervalSince1970
             let token = try spotliteStore.currentToken()?.rawValue ?? 0
-            FileHandle.standardOutput.write(Data("\(index) \(stamp) \(token)\n".utf8))
+            FileHandle.standardOutput.write(Data("\(index) \(stamp) \(token) \(String(format: "%.6f", wall))\n".utf8))
             if intervalMs > 0 { usleep(useconds_t(intervalMs * 1000)) }
         }
     }

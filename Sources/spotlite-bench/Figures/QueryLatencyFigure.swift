@@ -11,8 +11,6 @@ enum QueryLatencyFigure {
         var queries: Int
         var spotliteOr: LatencySummary
         var spotliteAnd: LatencySummary
-        /// OR-queries with the API's default 200-byte snippets, for what highlighting costs.
-        var spotliteOrWithSnippets: LatencySummary
         /// The same index searched through the engine alone: a parser without spelling correction, top 10, hits'
         /// data fetched but not decoded. The gap to `spotliteOr` is what the query API adds.
         var engineOr: LatencySummary
@@ -39,7 +37,6 @@ enum QueryLatencyFigure {
                          target: "mean ≤ 1 ms", met: spotliteOr.mean <= Self.meanTarget),
                 TableRow("5 query", "Spotlite AND", line(spotliteAnd), target: "mean ≤ 1 ms",
                          met: spotliteAnd.mean <= Self.meanTarget),
-                TableRow("5 query", "Spotlite OR with snippets", line(spotliteOrWithSnippets)),
                 TableRow("5 query", "Xapian alone OR (same index, no API)", line(engineOr)),
                 TableRow("5 query", "Xapian alone AND", line(engineAnd)),
                 TableRow("5 query", "Xapian alone OR + FLAG_SPELLING_CORRECTION", line(engineOrSpelling)),
@@ -84,9 +81,6 @@ enum QueryLatencyFigure {
                                                              defaultOperator: .and)).hits.count
                 })
                 if hits == 0 { emptyAnd += 1 }
-                samples["spotliteOrWithSnippets", default: []].append(try Stopwatch.seconds {
-                    _ = try searcher.search(SearchRequest(text, defaultOperator: .or))
-                })
                 for (name, op) in [("engineOr", XapianQueryParser.DefaultOperator.or), ("engineAnd", .and)] {
                     samples[name, default: []].append(try Stopwatch.seconds {
                         try parser.setDefaultOperator(op)
@@ -113,7 +107,7 @@ enum QueryLatencyFigure {
         func median(_ name: String) -> LatencySummary { LatencySummary(medianOf: passes.map { $0[name]! }) }
         return Result(
             passes: passes.count, queries: queries.count, spotliteOr: median("spotliteOr"),
-            spotliteAnd: median("spotliteAnd"), spotliteOrWithSnippets: median("spotliteOrWithSnippets"),
+            spotliteAnd: median("spotliteAnd"), 
             engineOr: median("engineOr"), engineAnd: median("engineAnd"),
             engineOrSpelling: median("engineOrSpelling"), fts5Or: median("fts5Or"), fts5And: median("fts5And"),
             speedupOr: Statistics.median(passes.map { $0["fts5Or"]!.mean / $0["spotliteOr"]!.mean }),

@@ -93,8 +93,6 @@ enum RebuildFigure {
         noSpelling.variations.spelling = false
         var pipelined = noSpelling
         pipelined.pipelined = true
-        var combined = noPrefixedPositions
-        combined.variations.spellingFields = spellingFields
         let levers = [
             Lever(name: "DB_NO_SYNC + one fsync", options: sameScheme),
             Lever(name: "+ one flush (threshold \(oneFlush.flushThreshold!))", options: oneFlush),
@@ -103,8 +101,6 @@ enum RebuildFigure {
             Lever(name: "+ spelling data from \(spellingFields.sorted().joined(separator: ", ")) only", options: someSpelling),
             Lever(name: "+ no spelling data (no correction)", options: noSpelling),
             Lever(name: "+ no spelling, documents built on a 2nd thread", options: pipelined),
-            Lever(name: "no-sync + prefixed copies unpositioned + spelling from \(spellingFields.sorted().joined(separator: ", "))",
-                  options: combined),
         ]
 
         var spotlite: [Double] = []
