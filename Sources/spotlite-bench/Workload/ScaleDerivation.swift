@@ -1,9 +1,10 @@
 import Foundation
 
 /// Derives a larger corpus from the real one, deterministically: record `i` is corpus row `i mod N`; for copy
-/// `k = i div N ≥ 1` its key gets the suffix `-k`, and its text fields other than the key and the descriptive
-/// field (for Debian: description and maintainer) come from row `(i + 7919·k) mod N`, so copies are new
-/// combinations of real text rather than exact duplicates (term statistics stay those of real prose).
+/// `k = i div N ≥ 1` its key gets the suffix `~k` (Debian names never contain `~`, so keys stay unique), and its
+/// text fields other than the key and the descriptive field (for Debian: description and maintainer) come from row
+/// `(i + 7919·k) mod N`, so copies are new combinations of real text rather than exact duplicates (term statistics
+/// stay those of real prose).
 struct ScaleDerivation {
     let records: [Corpus.Record]
     let key: String
@@ -14,7 +15,7 @@ struct ScaleDerivation {
         let copy = index / count
         var record = records[index % count]
         guard copy > 0 else { return record }
-        record[key] = (record[key] ?? "") + "-\(copy)"
+        record[key] = (record[key] ?? "") + "~\(copy)"
         let donor = records[(index + 7919 * copy) % count]
         for field in mixedFields { record[field] = donor[field] }
         return record
