@@ -32,6 +32,9 @@ struct SpotliteBench: AsyncParsableCommand {
             }
         } catch let error as ExitCode {
             exit(withError: error)
+        } catch where exitCode(for: error) == .success {
+            // --help of a subcommand surfaces here: print it, like the parser does.
+            exit(withError: error)
         } catch {
             FileHandle.standardError.write(Data("spotlite-bench: \(error)\n".utf8))
             Foundation.exit(1)
