@@ -4,7 +4,7 @@ import GRDB
 /// The data stored with each document: its entity, its key and its stored fields, as compact JSON
 /// (`{"entity":"Package","key":"xapian-tools","fields":{"summary":"…"}}`), so that hits are returned without a
 /// round trip to the store.
-struct DocumentData: Sendable, Hashable {
+package struct DocumentData: Sendable, Hashable {
     var entity: String
     var key: StoredValue
     var fields: [String: StoredValue]
@@ -43,7 +43,8 @@ struct DocumentData: Sendable, Hashable {
         self = decoded
     }
 
-    static func appendString(_ text: String, to out: inout String) {
+    /// Appends `text` as a JSON string literal (also used by the benchmark's raw loop, so both write the same data).
+    package static func appendString(_ text: String, to out: inout String) {
         out += "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -143,34 +143,16 @@ final class RawDocumentFactory {
     /// The indexer's document data: compact JSON with the entity, the key and the stored fields in name order.
     static func data(entity: String, key: String, fields: [(String, String)]) -> String {
         var out = "{\"entity\":"
-        appendJSONString(entity, to: &out)
+        DocumentData.appendString(entity, to: &out)
         out += ",\"key\":"
-        appendJSONString(key, to: &out)
+        DocumentData.appendString(key, to: &out)
         out += ",\"fields\":{"
         for (index, field) in fields.sorted(by: { $0.0 < $1.0 }).enumerated() {
             if index > 0 { out += "," }
-            appendJSONString(field.0, to: &out)
+            DocumentData.appendString(field.0, to: &out)
             out += ":"
-            appendJSONString(field.1, to: &out)
+            DocumentData.appendString(field.1, to: &out)
         }
         return out + "}}"
-    }
-
-    private static func appendJSONString(_ text: String, to out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }
