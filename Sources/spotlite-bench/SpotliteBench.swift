@@ -9,8 +9,9 @@ struct SpotliteBench: AsyncParsableCommand {
         commandName: "spotlite-bench",
         abstract: "Benchmark Spotlite against the raw Xapian engine and SQLite FTS5.",
         discussion: """
-        Build in release mode first (`make bench` does both). The default run takes about ten minutes on two cores;
-        --scale adds a run over 1,000,000 derived records (much longer).
+        Build in release mode first (`make bench` does both). The default run takes about ten minutes on two cores; \
+        --scale adds a run over 1,000,000 derived records (about thirteen minutes more). \
+        `spotlite-bench run --help` lists the options.
         """,
         subcommands: [SuiteCommand.self, ChildRebuild.self, ChildWriter.self, ChildRawBuild.self],
         defaultSubcommand: SuiteCommand.self
@@ -30,7 +31,8 @@ struct SpotliteBench: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch let error as ExitCode {
+        } catch where exitCode(for: error) == .success || error is ExitCode || error is CleanExit {
+            // Help and version requests (a parent command with no work of its own runs as a help request).
             exit(withError: error)
         } catch where exitCode(for: error) == .success {
             // --help of a subcommand surfaces here: print it, like the parser does.

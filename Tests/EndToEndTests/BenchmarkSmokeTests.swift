@@ -125,6 +125,18 @@ struct BenchmarkSmokeTests {
         #expect(result.standardError.contains(message), "stderr: \(result.standardError)")
     }
 
+    @Test("help names the suite and its options")
+    func help() throws {
+        let root = try BenchExecutable.run(["--help"])
+        #expect(root.status == 0)
+        #expect(root.standardOutput.contains("run --help"))
+        let suite = try BenchExecutable.run(["run", "--help"])
+        #expect(suite.status == 0)
+        for option in ["--corpus", "--json-output", "--scale", "--figures"] {
+            #expect(suite.standardOutput.contains(option), "the help lacks \(option)")
+        }
+    }
+
     @Test("an unknown entity lists the configured ones")
     func unknownEntity() throws {
         let directory = try BenchScratchDirectory()

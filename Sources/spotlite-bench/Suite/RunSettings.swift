@@ -15,8 +15,3 @@ struct RunSettings: Codable, Sendable {
     var scale: Bool
     var scaleRecords: Int
 }
-
-/// The figures of the suite, in the order they run (the last ones write to the store).
-enum FigureID: String, CaseIterable, Codable, Sendable {
-    case capture, rebuild, size, query, relevance, memory, freshness, incremental, scale
-}
