@@ -1,4 +1,0 @@
-import CXapian
-import SpotliteStore
-/// Placeholder.
-public enum SpotliteSearchModule {}
