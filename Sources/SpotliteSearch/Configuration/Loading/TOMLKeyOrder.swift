@@ -83,43 +83,34 @@ struct TOMLKeyOrder {
             return scanValue(at: path)
         }
 
+        /// An array or inline table after its opening bracket: elements separated by commas up to `closing`.
+        private mutating func scanSequence(closing: UInt8, element: (inout Self) -> Bool) -> Bool {
+            index += 1
+            while true {
+                skipBlank(newlines: true)
+                guard let next = current else { return false }
+                if next == closing {
+                    index += 1
+                    return true
+                }
+                if next == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                let start = index
+                guard element(&self), index > start else { return false }
+            }
+        }
+
         private mutating func scanValue(at path: [String]) -> Bool {
             guard let byte = current else { return false }
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
                 return scanString() != nil
             case UInt8(ascii: "["):
-                index += 1
-                while true {
-                    skipBlank(newlines: true)
-                    guard let next = current else { return false }
-                    if next == UInt8(ascii: "]") {
-                        index += 1
-                        return true
-                    }
-                    if next == UInt8(ascii: ",") {
-                        index += 1
-                        continue
-                    }
-                    let start = index
-                    guard scanValue(at: path), index > start else { return false }
-                }
+                return scanSequence(closing: UInt8(ascii: "]")) { $0.scanValue(at: path) }
             case UInt8(ascii: "{"):
-                index += 1
-                while true {
-                    skipBlank(newlines: true)
-                    guard let next = current else { return false }
-                    if next == UInt8(ascii: "}") {
-                        index += 1
-                        return true
-                    }
-                    if next == UInt8(ascii: ",") {
-                        index += 1
-                        continue
-                    }
-                    let start = index
-                    guard scanKeyValue(in: path), index > start else { return false }
-                }
+                return scanSequence(closing: UInt8(ascii: "}")) { $0.scanKeyValue(in: path) }
             default:
                 // Numbers, booleans and dates: up to the next delimiter (a local date-time may contain a space).
                 let start = index
