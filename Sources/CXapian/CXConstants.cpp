@@ -32,6 +32,11 @@ const unsigned cx_qp_flag_cjk_ngram = Xapian::QueryParser::FLAG_CJK_NGRAM;
 const unsigned cx_qp_flag_no_positions = Xapian::QueryParser::FLAG_NO_POSITIONS;
 const unsigned cx_qp_flag_default = Xapian::QueryParser::FLAG_DEFAULT;
 
+const int cx_stem_none = Xapian::QueryParser::STEM_NONE;
+const int cx_stem_some = Xapian::QueryParser::STEM_SOME;
+const int cx_stem_all = Xapian::QueryParser::STEM_ALL;
+const int cx_stem_all_z = Xapian::QueryParser::STEM_ALL_Z;
+
 const unsigned cx_snippet_background_model = Xapian::MSet::SNIPPET_BACKGROUND_MODEL;
 const unsigned cx_snippet_exhaustive = Xapian::MSet::SNIPPET_EXHAUSTIVE;
 const unsigned cx_snippet_empty_without_match = Xapian::MSet::SNIPPET_EMPTY_WITHOUT_MATCH;

@@ -75,9 +75,25 @@ struct cx_mset_facet {
     std::vector<std::pair<std::string, Xapian::doccount>> values;
 };
 
+struct cx_expansion_term {
+    std::string term;
+    double expand_weight;
+    double scale;
+};
+
+struct cx_hit_term {
+    std::string term;
+    Xapian::termcount wdf;
+    double weight;
+};
+
 struct cx_mset {
     // Kept alive because MSet::snippet() needs the query terms and statistics of this search.
     Xapian::MSet mset;
+    std::string query_description;
+    std::vector<cx_expansion_term> expansion;
+    // Filled only when the search was asked to explain its weights: one list per hit.
+    std::vector<std::vector<cx_hit_term>> hit_terms;
     std::vector<cx_hit> hits;
     std::vector<std::string> data;
     std::vector<cx_mset_facet> facets;

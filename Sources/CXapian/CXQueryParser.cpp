@@ -95,6 +95,24 @@ bool cx_query_parser_add_date_range(cx_query_parser *parser, uint32_t slot, cons
     });
 }
 
+bool cx_query_parser_set_stemming_strategy(cx_query_parser *parser, int strategy, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(parser, "query parser");
+        switch (strategy) {
+        case Xapian::QueryParser::STEM_NONE:
+        case Xapian::QueryParser::STEM_SOME:
+        case Xapian::QueryParser::STEM_ALL:
+        case Xapian::QueryParser::STEM_ALL_Z:
+            break;
+        default:
+            cx::invalid_argument("stemming strategy " + std::to_string(strategy) +
+                                 " is not supported; use cx_stem_none, cx_stem_some, cx_stem_all or cx_stem_all_z");
+        }
+        parser->parser.set_stemming_strategy(static_cast<Xapian::QueryParser::stem_strategy>(strategy));
+        return true;
+    });
+}
+
 bool cx_query_parser_set_max_wildcard_expansion(cx_query_parser *parser, uint32_t limit, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
         cx::require(parser, "query parser")

@@ -1,5 +1,7 @@
 #include "CXInternal.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 namespace {
@@ -7,6 +9,99 @@ namespace {
 Xapian::BM25Weight weighting(const cx_bm25_params *params) {
     if (params == nullptr) return Xapian::BM25Weight();
     return Xapian::BM25Weight(params->k1, params->k2, params->k3, params->b, params->min_normlen);
+}
+
+bool starts_free_text(unsigned char byte) {
+    return (byte >= 'a' && byte <= 'z') || (byte >= '0' && byte <= '9') || byte >= 0x80;
+}
+
+// Free-text terms as Xapian's term generator writes them: a word as is, or its stem after the `Z` marker. Any other
+// upper-case first letter is a prefix (a field copy, a filter, an id), which expansion must never add.
+bool is_free_text_term(const std::string &term, bool stemmed_only) {
+    if (term.empty()) return false;
+    if (term[0] == 'Z') return term.size() > 1 && starts_free_text(static_cast<unsigned char>(term[1]));
+    return !stemmed_only && starts_free_text(static_cast<unsigned char>(term[0]));
+}
+
+class FreeTextDecider : public Xapian::ExpandDecider {
+public:
+    explicit FreeTextDecider(bool stemmed_only) : stemmed_only_(stemmed_only) {}
+    bool operator()(const std::string &term) const override { return is_free_text_term(term, stemmed_only_); }
+
+private:
+    bool stemmed_only_;
+};
+
+class OneDocumentDecider : public Xapian::MatchDecider {
+public:
+    explicit OneDocumentDecider(Xapian::docid docid) : docid_(docid) {}
+    bool operator()(const Xapian::Document &document) const override { return document.get_docid() == docid_; }
+
+private:
+    Xapian::docid docid_;
+};
+
+void require_valid(const cx_expansion_options &options) {
+    if (options.documents == 0) cx::invalid_argument("expansion needs at least 1 document to learn terms from");
+    if (options.terms == 0) cx::invalid_argument("expansion needs room for at least 1 term");
+    if (!(options.weight > 0) || !std::isfinite(options.weight)) {
+        cx::invalid_argument("expansion weight " + std::to_string(options.weight) + " must be a finite number above 0");
+    }
+}
+
+// Pseudo-relevance feedback: the best documents of `query` stand in for relevance judgements, and the terms that
+// best tell them apart from the collection are added, scaled so the added terms weigh `options.weight` times the
+// original free-text terms as a whole (many added terms must not drown a two-word query).
+Xapian::Query expanded(Xapian::Enquire &enquire, const Xapian::Query &query, const cx_expansion_options &options,
+                       cx_mset &result) {
+    Xapian::MSet top = enquire.get_mset(0, options.documents);
+    if (top.empty()) return query;
+    Xapian::RSet relevant;
+    for (Xapian::MSetIterator hit = top.begin(); hit != top.end(); ++hit) relevant.add_document(*hit);
+    FreeTextDecider decider(options.stemmed_only);
+    Xapian::ESet eset = enquire.get_eset(options.terms, relevant, &decider);
+    if (eset.empty()) return query;
+    size_t original = 0;
+    for (Xapian::TermIterator term = query.get_unique_terms_begin(); term != query.get_unique_terms_end(); ++term) {
+        if (is_free_text_term(*term, false)) ++original;
+    }
+    double scale = options.weight * double(std::max<size_t>(original, 1)) / double(eset.size());
+    std::vector<Xapian::Query> added;
+    for (Xapian::ESetIterator term = eset.begin(); term != eset.end(); ++term) {
+        added.emplace_back(*term);
+        result.expansion.push_back(cx_expansion_term{*term, term.get_weight(), scale});
+    }
+    Xapian::Query expansion(Xapian::Query::OP_SCALE_WEIGHT,
+                            Xapian::Query(Xapian::Query::OP_OR, added.begin(), added.end()), scale);
+    Xapian::Query combined(Xapian::Query::OP_OR, query, expansion);
+    if (options.filter != nullptr) combined = Xapian::Query(Xapian::Query::OP_FILTER, combined, options.filter->query);
+    return combined;
+}
+
+// Each matched term's part of each hit's weight: BM25 (with k2 = 0) adds up per term, so a one-term search
+// restricted to the hit gives that term's part; expansion terms are scaled as in the query.
+void explain_hits(Xapian::Database &db, Xapian::Enquire &enquire, const Xapian::Weight &weighting, cx_mset &result) {
+    for (Xapian::MSetIterator hit = result.mset.begin(); hit != result.mset.end(); ++hit) {
+        std::vector<cx_hit_term> terms;
+        Xapian::Document document = hit.get_document();
+        for (Xapian::TermIterator term = enquire.get_matching_terms_begin(hit); term != enquire.get_matching_terms_end(hit);
+             ++term) {
+            Xapian::Enquire single(db);
+            single.set_query(Xapian::Query(*term));
+            single.set_weighting_scheme(weighting);
+            OneDocumentDecider only(*hit);
+            Xapian::MSet one = single.get_mset(0, 1, 0, nullptr, &only);
+            double weight = one.empty() ? 0 : one.begin().get_weight();
+            for (const auto &added : result.expansion) {
+                if (added.term == *term) weight *= added.scale;
+            }
+            Xapian::TermIterator position = document.termlist_begin();
+            position.skip_to(*term);
+            Xapian::termcount wdf = position != document.termlist_end() && *position == *term ? position.get_wdf() : 0;
+            terms.push_back(cx_hit_term{*term, wdf, weight});
+        }
+        result.hit_terms.push_back(std::move(terms));
+    }
 }
 
 // One attempt at the whole search; a DatabaseModifiedError anywhere in it makes the caller reopen and retry,
@@ -35,7 +130,10 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
     }
 
     auto result = std::make_unique<cx_mset>();
+    if (options.expansion != nullptr) enquire.set_query(expanded(enquire, query, *options.expansion, *result));
+    result->query_description = enquire.get_query().get_description();
     result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least);
+    if (options.explain) explain_hits(db, enquire, weighting(options.bm25), *result);
     for (Xapian::MSetIterator hit = result->mset.begin(); hit != result->mset.end(); ++hit) {
         result->hits.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});
         result->data.push_back(hit.get_document().get_data());
@@ -73,6 +171,7 @@ cx_mset *cx_database_search(cx_database *db, const cx_query *query, const cx_sea
         if (options->sort != CX_SORT_RELEVANCE && options->sort_slot == Xapian::BAD_VALUENO) {
             cx::invalid_argument("sorting by value needs a sort slot; cx_bad_valueno holds no values");
         }
+        if (options->expansion != nullptr) require_valid(*options->expansion);
         if (options->facet_slot_count > 0 && options->facet_slots == nullptr) {
             cx::invalid_argument("facet slots are NULL but their count is " + std::to_string(options->facet_slot_count));
         }
@@ -129,6 +228,71 @@ bool cx_mset_hit_data(const cx_mset *mset, size_t index, char **out, size_t *out
                              std::to_string(mset->data.size()) + " hits");
         }
         cx::copy_out(mset->data[index], out, out_len);
+        return true;
+    });
+}
+
+bool cx_mset_query_description(const cx_mset *mset, char **out, size_t *out_len, cx_error **err) noexcept {
+    cx::reset_out(out, out_len);
+    return cx::guard(err, false, [&] {
+        cx::copy_out(cx::require(mset, "result set")->query_description, out, out_len);
+        return true;
+    });
+}
+
+size_t cx_mset_expansion_term_count(const cx_mset *mset) noexcept {
+    return mset == nullptr ? 0 : mset->expansion.size();
+}
+
+bool cx_mset_expansion_term(const cx_mset *mset, size_t index, char **out, size_t *out_len, double *expand_weight,
+                            double *scale, cx_error **err) noexcept {
+    cx::reset_out(out, out_len);
+    if (expand_weight != nullptr) *expand_weight = 0;
+    if (scale != nullptr) *scale = 0;
+    return cx::guard(err, false, [&] {
+        cx::require(mset, "result set");
+        if (index >= mset->expansion.size()) {
+            cx::out_of_range("expansion term " + std::to_string(index) + " does not exist; expansion added " +
+                             std::to_string(mset->expansion.size()) + " terms");
+        }
+        const cx_expansion_term &term = mset->expansion[index];
+        cx::copy_out(term.term, out, out_len);
+        if (expand_weight != nullptr) *expand_weight = term.expand_weight;
+        if (scale != nullptr) *scale = term.scale;
+        return true;
+    });
+}
+
+size_t cx_mset_hit_term_count(const cx_mset *mset, size_t hit_index, cx_error **err) noexcept {
+    return cx::guard(err, size_t(0), [&] {
+        cx::require(mset, "result set");
+        if (hit_index >= mset->hit_terms.size()) {
+            cx::out_of_range("hit " + std::to_string(hit_index) + " has no explanation; this page explained " +
+                             std::to_string(mset->hit_terms.size()) + " hits (search with explain set)");
+        }
+        return mset->hit_terms[hit_index].size();
+    });
+}
+
+bool cx_mset_hit_term(const cx_mset *mset, size_t hit_index, size_t term_index, char **out, size_t *out_len,
+                      uint32_t *wdf, double *weight, cx_error **err) noexcept {
+    cx::reset_out(out, out_len);
+    if (wdf != nullptr) *wdf = 0;
+    if (weight != nullptr) *weight = 0;
+    return cx::guard(err, false, [&] {
+        cx::require(mset, "result set");
+        if (hit_index >= mset->hit_terms.size()) {
+            cx::out_of_range("hit " + std::to_string(hit_index) + " has no explanation; this page explained " +
+                             std::to_string(mset->hit_terms.size()) + " hits (search with explain set)");
+        }
+        const auto &terms = mset->hit_terms[hit_index];
+        if (term_index >= terms.size()) {
+            cx::out_of_range("term " + std::to_string(term_index) + " does not exist; hit " + std::to_string(hit_index) +
+                             " matched " + std::to_string(terms.size()) + " terms");
+        }
+        cx::copy_out(terms[term_index].term, out, out_len);
+        if (wdf != nullptr) *wdf = terms[term_index].wdf;
+        if (weight != nullptr) *weight = terms[term_index].weight;
         return true;
     });
 }

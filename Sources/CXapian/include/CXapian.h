@@ -157,6 +157,12 @@ extern const unsigned cx_qp_flag_cjk_ngram;
 extern const unsigned cx_qp_flag_no_positions;
 extern const unsigned cx_qp_flag_default;
 
+/** Stemming strategies for cx_query_parser_set_stemming_strategy. */
+extern const int cx_stem_none;      /**< No stemming. */
+extern const int cx_stem_some;      /**< Stem words not starting with a capital letter, as Z-terms (Xapian's default). */
+extern const int cx_stem_all;       /**< Stem every word, as terms without the Z marker. */
+extern const int cx_stem_all_z;     /**< Stem every word, as Z-terms (capitalised words are stemmed too). */
+
 /** Snippet flags for cx_snippet_options.flags (OR them together). */
 extern const unsigned cx_snippet_background_model;
 extern const unsigned cx_snippet_exhaustive;
@@ -450,6 +456,10 @@ bool cx_query_parser_add_number_range(cx_query_parser *parser, uint32_t slot, co
 bool cx_query_parser_add_date_range(cx_query_parser *parser, uint32_t slot, const char *prefix,
                                     size_t prefix_len, cx_error **err) CX_NOEXCEPT;
 
+/** Sets how query words are stemmed: one of the cx_stem_* constants (default cx_stem_some). Others fail with
+ *  CX_ERR_INVALID_ARGUMENT. */
+bool cx_query_parser_set_stemming_strategy(cx_query_parser *parser, int strategy, cx_error **err) CX_NOEXCEPT;
+
 /** Limits how many terms a wildcard or partial word may expand to; going over makes the search fail with
  *  CX_ERR_WILDCARD. 0 means unlimited (Xapian's default). */
 bool cx_query_parser_set_max_wildcard_expansion(cx_query_parser *parser, uint32_t limit, cx_error **err) CX_NOEXCEPT;
@@ -482,6 +492,23 @@ typedef struct cx_bm25_params {
 /** Xapian's default BM25 parameters. */
 cx_bm25_params cx_bm25_default_params(void) CX_NOEXCEPT;
 
+/** Pseudo-relevance feedback: the best documents of the query are taken as relevant, Xapian picks the terms
+ *  that best tell them apart from the rest (Enquire::get_eset over an RSet of them), and the query is searched
+ *  again as `query OR (expansion terms, scaled)`. Only free-text terms are added: terms starting with a
+ *  lower-case letter, a digit or a non-ASCII byte, and stemmed terms (`Z` then such a byte); terms with an
+ *  upper-case prefix (field copies, filters, ids) never are. With `stemmed_only`, unstemmed terms are left out
+ *  too (their stemmed twins carry the same evidence). Zero-initialise, then set fields. */
+typedef struct cx_expansion_options {
+    uint32_t documents;            /**< Best documents taken as relevant (at least 1). */
+    uint32_t terms;                /**< At most this many terms are added (at least 1). */
+    /** Weight of the added terms as a whole, relative to the original query's: each added term is scaled by
+     *  weight × (free-text terms of the query) / (terms added), so 1 gives both halves the same say. */
+    double weight;
+    bool stemmed_only;
+    /** Documents matched only by added terms must also match this query (the caller's filters); may be NULL. */
+    const struct cx_query *filter;
+} cx_expansion_options;
+
 /** What to search and how. Zero-initialise, then set fields. */
 typedef struct cx_search_options {
     uint32_t offset;               /**< Number of best results to skip. */
@@ -494,6 +521,10 @@ typedef struct cx_search_options {
     size_t facet_slot_count;
     uint32_t max_retries;          /**< Reopen-and-retry attempts after DatabaseModifiedError; 0 means 5. */
     bool no_retry;                 /**< Fail at once with CX_ERR_DATABASE_MODIFIED instead (max_retries ignored). */
+    const cx_expansion_options *expansion; /**< NULL: the query as given. */
+    /** Record, for each hit, the query terms it matched and what each term added to its weight (for tuning and
+     *  `--explain`; costs a small search per hit and term). */
+    bool explain;
 } cx_search_options;
 
 /** One result. */
@@ -527,6 +558,25 @@ bool cx_mset_hit(const cx_mset *mset, size_t index, cx_hit *out, cx_error **err)
 
 /** The data of hit `index`. `*out` is malloc'd (free with cx_free). */
 bool cx_mset_hit_data(const cx_mset *mset, size_t index, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
+/** The query that ran, as Xapian describes it (after expansion, if any). `*out` is malloc'd (free with cx_free). */
+bool cx_mset_query_description(const cx_mset *mset, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
+/** Number of terms expansion added (0 without expansion, or when it found none). */
+size_t cx_mset_expansion_term_count(const cx_mset *mset) CX_NOEXCEPT;
+
+/** Expansion term `index`, best first: the term (`*out` malloc'd, free with cx_free), Xapian's expansion weight
+ *  (`*expand_weight`) and the factor its query weight was scaled by (`*scale`). Either number pointer may be NULL. */
+bool cx_mset_expansion_term(const cx_mset *mset, size_t index, char **out, size_t *out_len, double *expand_weight,
+                            double *scale, cx_error **err) CX_NOEXCEPT;
+
+/** With `options.explain`: how many query terms hit `hit_index` matched. */
+size_t cx_mset_hit_term_count(const cx_mset *mset, size_t hit_index, cx_error **err) CX_NOEXCEPT;
+
+/** With `options.explain`: matched term `term_index` of hit `hit_index` (`*out` malloc'd), its within-document
+ *  frequency, and its part of the hit's weight (already scaled for expansion terms). */
+bool cx_mset_hit_term(const cx_mset *mset, size_t hit_index, size_t term_index, char **out, size_t *out_len,
+                      uint32_t *wdf, double *weight, cx_error **err) CX_NOEXCEPT;
 
 /** Number of distinct values counted for `options.facet_slots[facet_index]`. */
 size_t cx_mset_facet_value_count(const cx_mset *mset, size_t facet_index, cx_error **err) CX_NOEXCEPT;
