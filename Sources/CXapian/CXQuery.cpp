@@ -1,5 +1,8 @@
 #include "CXInternal.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace {
 
 bool is_combining_op(int op) {
@@ -69,6 +72,34 @@ cx_query *cx_query_combine(int op, const cx_query *const *queries, size_t count,
         }
         auto combining = static_cast<Xapian::Query::op>(op);
         return new cx_query{Xapian::Query(combining, parts.begin(), parts.end())};
+    });
+}
+
+cx_query *cx_query_with_proximity(const cx_query *query, const cx_query *words, uint32_t window, double weight,
+                                  cx_error **err) noexcept {
+    return cx::guard(err, static_cast<cx_query *>(nullptr), [&] {
+        cx::require(query, "query");
+        cx::require(words, "words query");
+        if (window < 2) cx::invalid_argument("a proximity window of " + std::to_string(window) + " positions is too small; use 2 or more");
+        if (!(weight > 0) || !std::isfinite(weight)) {
+            cx::invalid_argument("proximity weight " + std::to_string(weight) + " must be a finite number above 0");
+        }
+        std::vector<std::string> ordered;
+        for (Xapian::TermIterator term = words->query.get_terms_begin(); term != words->query.get_terms_end(); ++term) {
+            const std::string &word = *term;
+            auto first = static_cast<unsigned char>(word.empty() ? 0 : word[0]);
+            bool free_text = (first >= 'a' && first <= 'z') || (first >= '0' && first <= '9') || first >= 0x80;
+            if (free_text && std::find(ordered.begin(), ordered.end(), word) == ordered.end()) ordered.push_back(word);
+        }
+        if (ordered.size() < 2) return new cx_query{query->query};
+        std::vector<Xapian::Query> pairs;
+        for (size_t index = 0; index + 1 < ordered.size(); ++index) {
+            Xapian::Query pair[] = {Xapian::Query(ordered[index]), Xapian::Query(ordered[index + 1])};
+            pairs.emplace_back(Xapian::Query::OP_NEAR, std::begin(pair), std::end(pair), window);
+        }
+        Xapian::Query near(Xapian::Query::OP_SCALE_WEIGHT, Xapian::Query(Xapian::Query::OP_OR, pairs.begin(), pairs.end()),
+                           weight / double(pairs.size()));
+        return new cx_query{Xapian::Query(Xapian::Query::OP_AND_MAYBE, query->query, near)};
     });
 }
 

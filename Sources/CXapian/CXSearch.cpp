@@ -51,9 +51,14 @@ void require_valid(const cx_expansion_options &options) {
 
 // Pseudo-relevance feedback: the best documents of `query` stand in for relevance judgements, and the terms that
 // best tell them apart from the collection are added, scaled so the added terms weigh `options.weight` times the
-// original free-text terms as a whole (many added terms must not drown a two-word query).
+// original free-text terms as a whole (many added terms must not drown a short query).
 Xapian::Query expanded(Xapian::Enquire &enquire, const Xapian::Query &query, const cx_expansion_options &options,
                        cx_mset &result) {
+    size_t original = 0;
+    for (Xapian::TermIterator term = query.get_unique_terms_begin(); term != query.get_unique_terms_end(); ++term) {
+        if (is_free_text_term(*term, false)) ++original;
+    }
+    if (original < options.minimum_terms) return query;
     Xapian::MSet top = enquire.get_mset(0, options.documents);
     if (top.empty()) return query;
     Xapian::RSet relevant;
@@ -61,10 +66,6 @@ Xapian::Query expanded(Xapian::Enquire &enquire, const Xapian::Query &query, con
     FreeTextDecider decider(options.stemmed_only);
     Xapian::ESet eset = enquire.get_eset(options.terms, relevant, &decider);
     if (eset.empty()) return query;
-    size_t original = 0;
-    for (Xapian::TermIterator term = query.get_unique_terms_begin(); term != query.get_unique_terms_end(); ++term) {
-        if (is_free_text_term(*term, false)) ++original;
-    }
     double scale = options.weight * double(std::max<size_t>(original, 1)) / double(eset.size());
     std::vector<Xapian::Query> added;
     for (Xapian::ESetIterator term = eset.begin(); term != eset.end(); ++term) {
@@ -73,9 +74,8 @@ Xapian::Query expanded(Xapian::Enquire &enquire, const Xapian::Query &query, con
     }
     Xapian::Query expansion(Xapian::Query::OP_SCALE_WEIGHT,
                             Xapian::Query(Xapian::Query::OP_OR, added.begin(), added.end()), scale);
-    Xapian::Query combined(Xapian::Query::OP_OR, query, expansion);
-    if (options.filter != nullptr) combined = Xapian::Query(Xapian::Query::OP_FILTER, combined, options.filter->query);
-    return combined;
+    // AND_MAYBE rather than OR: as good on the judged sets (README), and what matches stays what the user asked for.
+    return Xapian::Query(Xapian::Query::OP_AND_MAYBE, query, expansion);
 }
 
 // Each matched term's part of each hit's weight: BM25 (with k2 = 0) adds up per term, so a one-term search

@@ -25,6 +25,8 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case indexingRunning
     /// A relevance query set (`key<TAB>query` lines) that cannot be read.
     case invalidQuerySet(source: String, line: Int, reason: String)
+    /// Ranking options (BM25 parameters, proximity, expansion) out of their range.
+    case invalidRanking(reason: String)
 
     public var description: String {
         switch self {
@@ -52,6 +54,8 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "the indexer is running; call stop() before deleting the index"
         case let .invalidQuerySet(source, line, reason):
             return "\(source), line \(line): \(reason); each line is KEY<TAB>QUERY (blank lines and lines starting with # are skipped)"
+        case let .invalidRanking(reason):
+            return "invalid ranking options: \(reason); see the [search] table in docs/configuration.md"
         }
     }
 

@@ -402,6 +402,14 @@ cx_query *cx_query_new_value_range(uint32_t slot, const char *lower, size_t lowe
  *  the first and none of the others. `count` must be at least 1. */
 cx_query *cx_query_combine(int op, const cx_query *const *queries, size_t count, cx_error **err) CX_NOEXCEPT;
 
+/** `query`, with documents where consecutive query words appear near each other weighted up: each pair of
+ *  consecutive free-text words of `words` (terms starting with a lower-case letter, a digit or a non-ASCII byte,
+ *  in query order; parse the same text without stemming to get them, since stemmed terms carry no positions)
+ *  becomes an OP_NEAR of `window` positions; their OR, scaled by `weight` / (number of pairs), is added to
+ *  `query` with OP_AND_MAYBE, so the matches stay those of `query`. With fewer than two words, a copy of `query`. */
+cx_query *cx_query_with_proximity(const cx_query *query, const cx_query *words, uint32_t window, double weight,
+                                  cx_error **err) CX_NOEXCEPT;
+
 /** True when the query matches nothing because it is empty (e.g. parsed from blank text). */
 bool cx_query_is_empty(const cx_query *query) CX_NOEXCEPT;
 
@@ -494,19 +502,20 @@ cx_bm25_params cx_bm25_default_params(void) CX_NOEXCEPT;
 
 /** Pseudo-relevance feedback: the best documents of the query are taken as relevant, Xapian picks the terms
  *  that best tell them apart from the rest (Enquire::get_eset over an RSet of them), and the query is searched
- *  again as `query OR (expansion terms, scaled)`. Only free-text terms are added: terms starting with a
- *  lower-case letter, a digit or a non-ASCII byte, and stemmed terms (`Z` then such a byte); terms with an
- *  upper-case prefix (field copies, filters, ids) never are. With `stemmed_only`, unstemmed terms are left out
- *  too (their stemmed twins carry the same evidence). Zero-initialise, then set fields. */
+ *  again as `query AND_MAYBE (expansion terms, scaled)`: the matches stay exactly those of the query (filters,
+ *  NOT and required words keep their meaning); only their order changes. Only free-text terms are added: terms
+ *  starting with a lower-case letter, a digit or a non-ASCII byte, and stemmed terms (`Z` then such a byte);
+ *  terms with an upper-case prefix (field copies, filters, ids) never are. Zero-initialise, then set fields. */
 typedef struct cx_expansion_options {
     uint32_t documents;            /**< Best documents taken as relevant (at least 1). */
     uint32_t terms;                /**< At most this many terms are added (at least 1). */
     /** Weight of the added terms as a whole, relative to the original query's: each added term is scaled by
      *  weight × (free-text terms of the query) / (terms added), so 1 gives both halves the same say. */
     double weight;
+    /** Only stemmed terms are added, without their unstemmed twins. */
     bool stemmed_only;
-    /** Documents matched only by added terms must also match this query (the caller's filters); may be NULL. */
-    const struct cx_query *filter;
+    /** Queries with fewer distinct free-text terms than this run unexpanded (0 or 1: every query is expanded). */
+    uint32_t minimum_terms;
 } cx_expansion_options;
 
 /** What to search and how. Zero-initialise, then set fields. */

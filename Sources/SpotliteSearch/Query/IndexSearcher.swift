@@ -19,7 +19,7 @@ public final class IndexSearcher: Sendable {
     let schema: IndexSchema
     private let directory: IndexDirectory
     private let state: Mutex<State>
-    /// The weighting parameters.
+    /// How matches are weighted and queries widened.
     public let ranking: RankingOptions
     private let bm25: XapianBM25
     static let wildcardLimit: UInt32 = 1000
@@ -48,12 +48,14 @@ public final class IndexSearcher: Sendable {
     /// - Parameters:
     ///   - store: when given, snippets are cut from the records' current text in the store, so text fields need
     ///     not be stored in the index.
-    ///   - ranking: the weighting parameters (default: Spotlite's measured defaults).
+    ///   - ranking: how matches are weighted and queries widened (default: the configuration's `[search]` table).
     public init(configuration: SpotliteConfiguration, indexPath: String? = nil, store: SpotliteStore? = nil,
-                ranking: RankingOptions = .tuned) throws {
+                ranking: RankingOptions? = nil) throws {
         self.configuration = configuration
         self.indexPath = indexPath ?? configuration.indexPath
         self.store = store
+        let ranking = ranking ?? configuration.ranking
+        try Self.validate(ranking)
         self.ranking = ranking
         self.schema = try IndexSchema(configuration: configuration)
         self.directory = IndexDirectory(path: self.indexPath)
@@ -121,6 +123,7 @@ public final class IndexSearcher: Sendable {
         let parser = try XapianQueryParser(language: schema.language == "none" ? nil : schema.language,
                                            stopwords: schema.stopwords == "none" ? .none : .english)
         try parser.setDatabase(database)
+        try parser.setStemmingStrategy(Self.parserStemming(ranking.stemming))
         try parser.setWildcardLimit(Self.wildcardLimit)
         try parser.addBooleanPrefix(field: IndexSchema.entityQueryPrefix, prefix: IndexSchema.entityTermPrefix)
         var added = Set<String>()
@@ -187,14 +190,24 @@ public final class IndexSearcher: Sendable {
             ? Self.saturatingSum(request.offset, max(request.limit, Self.exactTotalThreshold))
             : try open.database.documentCount()
 
+        let sortsByRelevance = request.sort == .relevance
+        let expansion = sortsByRelevance ? try expansionOptions(for: request) : nil
+        var parsedDescription = ""
         func execute(_ text: String, _ op: XapianQueryParser.DefaultOperator) throws -> XapianSearchResults {
             try open.parser.setDefaultOperator(op)
             let parsed = try parse(text, with: open.parser)
-            let query = filters.isEmpty ? parsed : try XapianQuery.filter(parsed, by: filters)
+            parsedDescription = parsed.description
+            var weighted = parsed
+            if sortsByRelevance, let proximity = ranking.proximity {
+                weighted = try parsed.withProximity(of: try parseWords(text, with: open.parser),
+                                                    window: proximity.window, weight: proximity.weight)
+            }
+            let query = filters.isEmpty ? weighted : try XapianQuery.filter(weighted, by: filters)
             do {
                 return try open.database.search(query, offset: request.offset, limit: request.limit,
                                                 checkAtLeast: checkAtLeast, sort: sort, bm25: bm25,
-                                                facetSlots: facetSlots)
+                                                facetSlots: facetSlots, expansion: expansion,
+                                                explain: request.explains)
             } catch let error as XapianError where error.code == .wildcard || error.code == .queryParser {
                 throw SearchError.invalidQuery(query: text, reason: error.message)
             } catch let error as XapianError {
@@ -229,15 +242,85 @@ public final class IndexSearcher: Sendable {
                 .sorted { $0.count != $1.count ? $0.count > $1.count : $0.value < $1.value }
         }
         var hits: [SearchHit] = []
+        var hitTerms: [[SearchExplanation.TermWeight]] = []
         hits.reserveCapacity(mset.hits.count)
-        for hit in mset.hits {
+        for (index, hit) in mset.hits.enumerated() {
             guard let data = DocumentData(decoding: hit.data) else { continue }
             hits.append(SearchHit(entity: data.entity, key: data.key, rank: hit.rank + 1,
                                   score: hit.weight, percent: hit.percent, fields: data.fields, snippet: ""))
+            if request.explains, index < mset.hitTerms.count {
+                hitTerms.append(mset.hitTerms[index].map {
+                    SearchExplanation.TermWeight(term: $0.term, frequency: $0.wdf, weight: $0.weight)
+                })
+            }
         }
-        let results = SearchResults(query: request.query, total: mset.estimatedTotal, corrected: corrected,
+        var results = SearchResults(query: request.query, total: mset.estimatedTotal, corrected: corrected,
                                     suggestion: suggestion, hits: hits, facets: facets, seconds: 0)
+        if request.explains {
+            results.explanation = SearchExplanation(
+                parsedQuery: parsedDescription, executedQuery: mset.queryDescription,
+                addedTerms: mset.expansionTerms.map {
+                    SearchExplanation.AddedTerm(term: $0.term, expansionWeight: $0.expansionWeight, scale: $0.scale)
+                },
+                hitTerms: hitTerms)
+        }
         return (results, mset)
+    }
+
+    /// The expansion a request asks for: its own, none, or the ranking's.
+    private func expansionOptions(for request: SearchRequest) throws -> XapianExpansion? {
+        let chosen: QueryExpansion?
+        switch request.expansion {
+        case .configured: chosen = ranking.expansion
+        case .off: chosen = nil
+        case let .on(expansion):
+            try Self.validate(expansion)
+            chosen = expansion
+        }
+        return chosen.map {
+            XapianExpansion(documents: $0.documents, terms: $0.terms, weight: $0.weight, minimumTerms: $0.minimumWords)
+        }
+    }
+
+    /// `text` parsed without stemming, for the positions of its words (stemmed terms have none).
+    private func parseWords(_ text: String, with parser: XapianQueryParser) throws -> XapianQuery {
+        try parser.setStemmingStrategy(.none)
+        defer { try? parser.setStemmingStrategy(Self.parserStemming(ranking.stemming)) }
+        return try parse(text, with: parser)
+    }
+
+    static func parserStemming(_ stemming: RankingOptions.Stemming) -> XapianQueryParser.StemmingStrategy {
+        switch stemming {
+        case .some: .some
+        case .all: .allZ
+        }
+    }
+
+    /// Checks ranking options given in Swift (the configuration's are checked when it is loaded).
+    static func validate(_ ranking: RankingOptions) throws {
+        for (name, value) in [("k1", ranking.k1), ("b", ranking.b), ("minimumNormalisedLength", ranking.minimumNormalisedLength)]
+        where !value.isFinite || value < 0 {
+            throw SearchError.invalidRanking(reason: "\(name) is \(value); it must be a finite number ≥ 0")
+        }
+        if ranking.b > 1 { throw SearchError.invalidRanking(reason: "b is \(ranking.b); it must be between 0 and 1") }
+        if let proximity = ranking.proximity {
+            if proximity.window < 2 {
+                throw SearchError.invalidRanking(reason: "the proximity window is \(proximity.window); it must be at least 2 positions")
+            }
+            if !proximity.weight.isFinite || proximity.weight <= 0 {
+                throw SearchError.invalidRanking(reason: "the proximity weight is \(proximity.weight); it must be a finite number > 0")
+            }
+        }
+        if let expansion = ranking.expansion { try validate(expansion) }
+    }
+
+    static func validate(_ expansion: QueryExpansion) throws {
+        if expansion.documents < 1 || expansion.terms < 1 || expansion.minimumWords < 1 {
+            throw SearchError.invalidRanking(reason: "expansion needs documents, terms and minimum words of at least 1 (got \(expansion.documents), \(expansion.terms), \(expansion.minimumWords))")
+        }
+        if !expansion.weight.isFinite || expansion.weight <= 0 {
+            throw SearchError.invalidRanking(reason: "the expansion weight is \(expansion.weight); it must be a finite number > 0")
+        }
     }
 
     /// Counts per value from counts per slot value. A multi-valued keyword's slot holds the document's distinct

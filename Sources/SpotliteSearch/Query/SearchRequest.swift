@@ -26,6 +26,21 @@ public struct SearchRequest: Sendable, Hashable {
     public var correctsSpelling: Bool
     /// How words without an operator combine.
     public var defaultOperator: DefaultOperator
+    /// Whether the query is widened with pseudo-relevance feedback (only when sorting by relevance).
+    public var expansion: Expansion
+    /// Also return how the query was parsed and expanded and what each matched word added to each hit's weight
+    /// (``SearchResults/explanation``); costs a small search per hit and word.
+    public var explains: Bool
+
+    /// Whether a search is widened with pseudo-relevance feedback.
+    public enum Expansion: Sendable, Hashable {
+        /// As the searcher's ranking says (the configuration's `[search] expand`).
+        case configured
+        /// Never.
+        case off
+        /// With these parameters (their `minimumWords` still applies).
+        case on(QueryExpansion)
+    }
 
     /// How plain words (without AND, OR, + or -) combine.
     public enum DefaultOperator: String, Sendable, Hashable {
@@ -37,11 +52,14 @@ public struct SearchRequest: Sendable, Hashable {
         case andThenOr
     }
 
-    /// A search for `query`: 10 hits by relevance, plain-text snippets, spelling correction, OR.
+    /// A search for `query`: 10 hits by relevance, plain-text snippets, spelling correction, OR, the configured
+    /// expansion.
     public init(_ query: String, entities: [String] = [], filters: [SearchFilter] = [], offset: Int = 0,
                 limit: Int = 10, sort: SearchSort = .relevance, facets: [String] = [],
                 snippet: SnippetOptions = SnippetOptions(), correctsSpelling: Bool = true,
-                defaultOperator: DefaultOperator = .or) {
+                defaultOperator: DefaultOperator = .or, expansion: Expansion = .configured, explains: Bool = false) {
+        self.expansion = expansion
+        self.explains = explains
         self.query = query
         self.entities = entities
         self.filters = filters

@@ -17,6 +17,8 @@ public struct SearchResults: Sendable, Hashable {
     public var facets: [String: [FacetCount]]
     /// How long the search took.
     public var seconds: Double
+    /// How the query was understood and the hits weighted, when the request asked (``SearchRequest/explains``).
+    public var explanation: SearchExplanation? = nil
 
     /// The JSON object of `spotlite search --json`.
     public var jsonObject: [String: Any] {
@@ -26,13 +28,15 @@ public struct SearchResults: Sendable, Hashable {
             for count in counts { values[count.value] = count.count }
             facetObject[field] = values
         }
-        return [
+        var object: [String: Any] = [
             "query": query,
             "total": total,
             "corrected": corrected as Any? ?? NSNull(),
             "hits": hits.map(\.jsonObject),
             "facets": facetObject,
         ]
+        if let explanation { object["explain"] = explanation.jsonObject }
+        return object
     }
 }
 

@@ -86,6 +86,17 @@ package struct XapianQuery: CustomStringConvertible {
         excluded.isEmpty ? query : try combine(cx_op_and_not, [query] + excluded)
     }
 
+    /// This query, with documents where consecutive words of `words` appear within `window` positions of each
+    /// other weighted up by `weight` (shared among the pairs); matches stay the same. `words` should be the same
+    /// text parsed without stemming: stemmed terms have no positions.
+    package func withProximity(of words: XapianQuery, window: Int, weight: Double) throws -> XapianQuery {
+        try withExtendedLifetime((self, words)) {
+            try XapianQuery {
+                cx_query_with_proximity(handle.pointer, words.handle.pointer, UInt32(clamping: window), weight, $0)
+            }
+        }
+    }
+
     /// True for the empty query (e.g. parsed from blank text), which matches nothing.
     package var isEmpty: Bool {
         cx_query_is_empty(handle.pointer)

@@ -117,6 +117,27 @@ package final class XapianQueryParser {
         }
     }
 
+    /// How query words are turned into terms.
+    package enum StemmingStrategy: Sendable, Hashable {
+        /// Words as typed.
+        case none
+        /// Stems of words not starting with a capital letter, as `Z` terms; other words as typed (Xapian's default).
+        case some
+        /// Stems of every word, as `Z` terms.
+        case allZ
+    }
+
+    /// Sets how query words are stemmed (default `.some`).
+    package func setStemmingStrategy(_ strategy: StemmingStrategy) throws {
+        let value: Int32
+        switch strategy {
+        case .none: value = cx_stem_none
+        case .some: value = cx_stem_some
+        case .allZ: value = cx_stem_all_z
+        }
+        _ = try xapianCall { cx_query_parser_set_stemming_strategy(handle, value, $0) }
+    }
+
     /// Limits how many terms one wildcard may expand to; exceeding it makes the search fail with `.wildcard`.
     /// 0 removes the limit.
     package func setWildcardLimit(_ limit: UInt32) throws {

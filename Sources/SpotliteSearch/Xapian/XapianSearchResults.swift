@@ -16,9 +16,15 @@ package final class XapianSearchResults {
     package let hits: [XapianHit]
     /// For each requested facet slot: each value and how many matching documents have it.
     package let facets: [UInt32: [String: Int]]
+    /// The query that ran, as Xapian describes it (after expansion, if any).
+    package let queryDescription: String
+    /// The terms expansion added, best first.
+    package let expansionTerms: [XapianExpansionTerm]
+    /// With `explain`: for each hit, the query terms it matched and their parts of its weight.
+    package let hitTerms: [[XapianHitTerm]]
 
     /// Takes ownership of `handle`, freeing it also when reading the results fails.
-    init(taking handle: OpaquePointer, facetSlots: [UInt32]) throws {
+    init(taking handle: OpaquePointer, facetSlots: [UInt32], explained: Bool = false) throws {
         self.handle = handle
         let lower = Int(cx_mset_matches_lower_bound(handle))
         estimatedTotal = Int(cx_mset_matches_estimated(handle))
@@ -26,6 +32,9 @@ package final class XapianSearchResults {
         do {
             hits = try Self.readHits(handle)
             facets = try Self.readFacets(handle, slots: facetSlots)
+            queryDescription = try XapianBytes.readString { cx_mset_query_description(handle, $0, $1, $2) }
+            expansionTerms = try Self.readExpansion(handle)
+            hitTerms = explained ? try Self.readHitTerms(handle, hits: hits.count) : []
         } catch {
             // deinit does not run for a partly initialised object.
             cx_mset_free(handle)
@@ -40,6 +49,29 @@ package final class XapianSearchResults {
             let data = try XapianBytes.read { cx_mset_hit_data(handle, index, $0, $1, $2) }
             return XapianHit(docid: hit.docid, rank: Int(hit.rank), weight: hit.weight,
                              percent: Int(hit.percent), data: Data(data))
+        }
+    }
+
+    private static func readExpansion(_ handle: OpaquePointer) throws -> [XapianExpansionTerm] {
+        try (0..<cx_mset_expansion_term_count(handle)).map { index in
+            var weight = 0.0
+            var scale = 0.0
+            let term = try XapianBytes.readString { cx_mset_expansion_term(handle, index, $0, $1, &weight, &scale, $2) }
+            return XapianExpansionTerm(term: term, expansionWeight: weight, scale: scale)
+        }
+    }
+
+    private static func readHitTerms(_ handle: OpaquePointer, hits: Int) throws -> [[XapianHitTerm]] {
+        try (0..<hits).map { hitIndex in
+            let count = try xapianCall { cx_mset_hit_term_count(handle, hitIndex, $0) }
+            return try (0..<count).map { termIndex in
+                var wdf: UInt32 = 0
+                var weight = 0.0
+                let term = try XapianBytes.readString {
+                    cx_mset_hit_term(handle, hitIndex, termIndex, $0, $1, &wdf, &weight, $2)
+                }
+                return XapianHitTerm(term: term, wdf: Int(wdf), weight: weight)
+            }
         }
     }
 
@@ -119,7 +151,8 @@ extension XapianDatabase {
     /// - Throws: `XapianError` (`.wildcard` when a wildcard expands beyond the parser's limit).
     package func search(
         _ query: XapianQuery, offset: Int = 0, limit: Int = 10, checkAtLeast: Int = 0,
-        sort: XapianSort = .relevance, bm25: XapianBM25? = nil, facetSlots: [UInt32] = [], maxRetries: Int = 5
+        sort: XapianSort = .relevance, bm25: XapianBM25? = nil, facetSlots: [UInt32] = [], maxRetries: Int = 5,
+        expansion: XapianExpansion? = nil, explain: Bool = false
     ) throws -> XapianSearchResults {
         guard offset >= 0, limit >= 0, checkAtLeast >= 0, maxRetries >= 0 else {
             throw XapianError(
@@ -144,20 +177,32 @@ extension XapianDatabase {
             options.sort = CX_SORT_VALUE_DESCENDING
             options.sort_slot = slot
         }
+        options.explain = explain
         var parameters = (bm25 ?? XapianBM25()).shimParameters
+        var expansionOptions = cx_expansion_options()
+        if let expansion {
+            expansionOptions.documents = UInt32(clamping: expansion.documents)
+            expansionOptions.terms = UInt32(clamping: expansion.terms)
+            expansionOptions.weight = expansion.weight
+            expansionOptions.stemmed_only = expansion.stemmedOnly
+            expansionOptions.minimum_terms = UInt32(clamping: expansion.minimumTerms)
+        }
         let mset = try withUnsafePointer(to: &parameters) { parametersPointer in
             options.bm25 = parametersPointer
-            return try facetSlots.withUnsafeBufferPointer { slots in
-                options.facet_slots = slots.baseAddress
-                options.facet_slot_count = slots.count
-                return try withExtendedLifetime(query) {
-                    try xapianCall { cx_database_search(handle, query.handle.pointer, &options, $0) }
+            return try withUnsafePointer(to: &expansionOptions) { expansionPointer in
+                options.expansion = expansion == nil ? nil : expansionPointer
+                return try facetSlots.withUnsafeBufferPointer { slots in
+                    options.facet_slots = slots.baseAddress
+                    options.facet_slot_count = slots.count
+                    return try withExtendedLifetime(query) {
+                        try xapianCall { cx_database_search(handle, query.handle.pointer, &options, $0) }
+                    }
                 }
             }
         }
         guard let mset else {
             throw XapianError(code: .unknown, type: "unknown", message: "searching returned no results")
         }
-        return try XapianSearchResults(taking: mset, facetSlots: facetSlots)
+        return try XapianSearchResults(taking: mset, facetSlots: facetSlots, explained: explain)
     }
 }

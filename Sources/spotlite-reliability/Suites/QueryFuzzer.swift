@@ -90,6 +90,7 @@ struct QueryFuzzer {
         case .engine: "engine"
         case .indexingRunning: "indexing running"
         case .invalidQuerySet: "invalid query set"
+        case .invalidRanking: "invalid ranking"
         }
     }
 

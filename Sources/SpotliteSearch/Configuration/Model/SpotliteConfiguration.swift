@@ -28,6 +28,8 @@ public struct SpotliteConfiguration: Sendable, Hashable {
     public var entities: [EntityConfiguration]
     /// The `[model]` table: model versions and migration stages (docs/migrations.md); nil when absent.
     public var model: ModelConfiguration?
+    /// The `[search]` table: how searches weight and widen queries (default ``RankingOptions/measured``).
+    public var ranking: RankingOptions = .measured
 
     /// Creates a configuration in Swift. Paths are kept as given; call ``validate(source:)`` before use.
     public init(
