@@ -1,0 +1,150 @@
+import ArgumentParser
+import Foundation
+import Spotlite
+import SpotliteTooling
+
+/// `spotlite-bench relevance`: ranking quality on a TREC-style test collection, Spotlite side by side with SQLite FTS5
+/// and plain Xapian in the same run, plus the cost of query expansion and, with `--ablation`, each ranking lever.
+struct RelevanceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "relevance",
+        abstract: "Measure ranking on a test collection (MAP, nDCG@10, P@10, recall) against FTS5 and plain Xapian.",
+        discussion: """
+        The documents are imported and indexed with the configuration (its first entity, or --entity); each query is \
+        lower-cased with punctuation removed and run as an OR of its words, top --depth, by: Spotlite (the \
+        configuration's [search] ranking), SQLite FTS5 (bm25() with the configured text field weights, porter \
+        unicode61) and plain Xapian (every text field at weight 1, English stemming, no stop words, BM25 defaults). \
+        MAP counts every judged document (grade > 0) as relevant; nDCG@10 uses 2^grade − 1 as gain.
+        """
+    )
+
+    @Option(help: "The documents: JSON Lines (optionally .xz), one object per document with the entity's key.")
+    var docs: String
+    @Option(help: "The queries: one `id<TAB>text` line per query.")
+    var queries: String
+    @Option(help: "The judgements: TREC qrels lines `query_id 0 doc_id grade`.")
+    var qrels: String
+    @Option(help: "The Spotlite configuration describing the documents' entity and fields.")
+    var config: String
+    @Option(help: "The entity the documents belong to (default: the configuration's first).")
+    var entity: String?
+    @Option(help: "A name for the collection in the output (default: the queries file's name).")
+    var name: String?
+    @Option(help: "Ranked documents evaluated per query.")
+    var depth = 1000
+    @Option(help: "Passes over the queries when timing searches with and without expansion (the median is kept).")
+    var timingPasses = 3
+    @Option(help: "Also score this many known-item queries drawn from the documents' FIELD (2–3 of its words; the one right answer is the document), as the suite's relevance figure does.")
+    var knownItems = 0
+    @Option(help: "The field known-item queries are drawn from (default: the first text field that is not the key).")
+    var knownItemField: String?
+    @Flag(help: "Also measure each ranking lever on its own (the README's ablation table).")
+    var ablation = false
+    @Option(help: "Write every measurement as JSON to this file.")
+    var jsonOutput: String?
+    @Option(help: "Work in this directory (default: a new temporary one, removed at the end).")
+    var workDirectory: String?
+
+    func validate() throws {
+        guard depth >= 10 else { throw ValidationError("--depth must be at least 10, got \(depth)") }
+        guard timingPasses >= 1 else { throw ValidationError("--timing-passes must be at least 1, got \(timingPasses)") }
+        guard knownItems >= 0 else { throw ValidationError("--known-items must be 0 or more, got \(knownItems)") }
+    }
+
+    func run() async throws {
+        let currentDirectory = FileManager.default.currentDirectoryPath
+        let work = workDirectory.map { SpotliteConfiguration.resolvePath($0, against: currentDirectory) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-relevance-\(UUID().uuidString)").path
+        do {
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        } catch {
+            throw BenchError("cannot create the work directory \(work): \(error.localizedDescription); pass a writable --work-directory")
+        }
+        defer { if workDirectory == nil { try? FileManager.default.removeItem(atPath: work) } }
+
+        var configuration = try SpotliteConfiguration(
+            contentsOf: SpotliteConfiguration.resolvePath(config, against: currentDirectory), baseDirectory: currentDirectory)
+        configuration.storePath = work + "/store.sqlite"
+        configuration.indexPath = work + "/index"
+        guard let entity = entity.map({ configuration.entity(named: $0) }) ?? configuration.entities.first else {
+            throw BenchError(entity.map { "the configuration \(config) has no entity \($0)" }
+                ?? "the configuration \(config) describes no entity; pass --config with one that does")
+        }
+        let collection: TRECCollection
+        do {
+            collection = try TRECCollection(topicsPath: SpotliteConfiguration.resolvePath(queries, against: currentDirectory),
+                                            qrelsPath: SpotliteConfiguration.resolvePath(qrels, against: currentDirectory))
+        } catch let error as TRECCollectionError {
+            throw BenchError("\(error); give --queries as id<TAB>text lines and --qrels as TREC qrels")
+        }
+        let topics = collection.judgedTopics
+        guard !topics.isEmpty else {
+            throw BenchError("no query of \(queries) has a relevant document in \(qrels); check that their query ids match")
+        }
+        let collectionName = name ?? URL(fileURLWithPath: queries).deletingPathExtension().lastPathComponent
+
+        Progress.note("reading \(docs)")
+        let corpus = try Corpus.prepare(source: SpotliteConfiguration.resolvePath(docs, against: currentDirectory),
+                                        limit: nil, key: entity.key, destination: work + "/corpus.jsonl")
+        let engines = try RelevanceEngines(corpus: corpus, configuration: configuration, entity: entity, work: work)
+        Progress.note("indexing \(corpus.records.count) documents with Spotlite, FTS5 and plain Xapian")
+        try await engines.build()
+
+        let plainQueries = topics.map { (id: $0.id, text: TRECCollection.plainQuery($0.text)) }
+        func score(_ search: (String) throws -> [String]) throws -> [String: RankingMetrics] {
+            var scores: [String: RankingMetrics] = [:]
+            for query in plainQueries {
+                scores[query.id] = RankingMetrics(ranking: try search(query.text), grades: collection.judgements[query.id] ?? [:],
+                                                  depth: depth)
+            }
+            return scores
+        }
+
+        Progress.note("running \(topics.count) queries of \(collectionName)")
+        let spotliteSearcher = try engines.searcher(ranking: configuration.ranking)
+        var runs: [RelevanceRun] = []
+        runs.append(RelevanceRun(engine: "Spotlite", perQuery: try score { try engines.spotlite(spotliteSearcher, $0, limit: depth) }))
+        runs.append(RelevanceRun(engine: "SQLite FTS5 bm25()", perQuery: try score { try engines.fts5($0, limit: depth) }))
+        runs.append(RelevanceRun(engine: "Xapian defaults", perQuery: try score { try engines.plainXapian($0, limit: depth) }))
+        let bestPeer = runs.dropFirst().max { $0.mean.averagePrecision < $1.mean.averagePrecision }!
+        let comparison = QueryComparison(ours: runs[0].perQuery.mapValues(\.averagePrecision),
+                                         theirs: bestPeer.perQuery.mapValues(\.averagePrecision))
+
+        Progress.note("timing Spotlite with and without expansion")
+        let timing = try ExpansionTiming.measure(queries: plainQueries.map(\.text), passes: timingPasses,
+                                                 searcher: spotliteSearcher)
+
+        var knownItemQueries: [QueryWorkload.Query] = []
+        if knownItems > 0 {
+            let field = try knownItemField ?? engines.descriptiveField
+            knownItemQueries = QueryWorkload.knownItems(records: corpus.records, key: entity.key, field: field,
+                                                        count: knownItems)
+        }
+        func knownItemMRR(_ searcher: IndexSearcher) throws -> Double? {
+            guard !knownItemQueries.isEmpty else { return nil }
+            return try RelevanceFigure.score(knownItemQueries) { try engines.spotlite(searcher, $0.text, limit: 10) }.mrrAt10
+        }
+        let spotliteKnownItems = try knownItemMRR(spotliteSearcher)
+
+        var levers: [RelevanceLever] = []
+        if ablation {
+            for (label, ranking) in RelevanceLever.variants(of: configuration.ranking) {
+                Progress.note("ablation: \(label)")
+                let searcher = try engines.searcher(ranking: ranking)
+                let perQuery = try score { try engines.spotlite(searcher, $0, limit: depth) }
+                levers.append(RelevanceLever(label: label, mean: RankingMetrics.mean(Array(perQuery.values)),
+                                             knownItemMRR: try knownItemMRR(searcher)))
+            }
+        }
+
+        let report = RelevanceReportOutput(
+            collection: collectionName, documents: corpus.records.count, queries: topics.count, depth: depth,
+            machine: MachineDescription.current().summary, command: CommandLine.arguments.joined(separator: " "),
+            runs: runs, bestPeer: bestPeer.engine, comparison: comparison, timing: timing,
+            knownItems: knownItemQueries.count, spotliteKnownItemMRR: spotliteKnownItems, levers: levers)
+        print(report.rendered)
+        if let jsonOutput {
+            try report.write(to: SpotliteConfiguration.resolvePath(jsonOutput, against: currentDirectory))
+        }
+    }
+}
