@@ -14,6 +14,8 @@ final class FTS5Index {
 
     static let contentTable = "record"
     static let ftsTable = "record_fts"
+    /// The content table's row id column, named so that no corpus field (such as `id`) collides with it.
+    static let rowColumn = "spotlite_row"
 
     /// Creates the database at `path` (replacing any) and inserts the records in transactions of 1,000 rows,
     /// the triggers filling the full-text index.
@@ -39,17 +41,17 @@ final class FTS5Index {
         let fts = Self.ftsTable
         try database.write { db in
             try db.execute(sql: """
-                CREATE TABLE \(Self.contentTable) (id INTEGER PRIMARY KEY, \(allColumns.map { "\($0.quotedDatabaseIdentifier) TEXT" }.joined(separator: ", ")), UNIQUE(\(entity.key.quotedDatabaseIdentifier)));
-                CREATE VIRTUAL TABLE \(fts) USING fts5(\(quoted(textNames)), content='\(Self.contentTable)', content_rowid='id', tokenize='porter unicode61');
+                CREATE TABLE \(Self.contentTable) (\(Self.rowColumn) INTEGER PRIMARY KEY, \(allColumns.map { "\($0.quotedDatabaseIdentifier) TEXT" }.joined(separator: ", ")), UNIQUE(\(entity.key.quotedDatabaseIdentifier)));
+                CREATE VIRTUAL TABLE \(fts) USING fts5(\(quoted(textNames)), content='\(Self.contentTable)', content_rowid='\(Self.rowColumn)', tokenize='porter unicode61');
                 CREATE TRIGGER record_ai AFTER INSERT ON \(Self.contentTable) BEGIN
-                  INSERT INTO \(fts)(rowid, \(quoted(textNames))) VALUES (new.id, \(newValues));
+                  INSERT INTO \(fts)(rowid, \(quoted(textNames))) VALUES (new.\(Self.rowColumn), \(newValues));
                 END;
                 CREATE TRIGGER record_ad AFTER DELETE ON \(Self.contentTable) BEGIN
-                  INSERT INTO \(fts)(\(fts), rowid, \(quoted(textNames))) VALUES ('delete', old.id, \(oldValues));
+                  INSERT INTO \(fts)(\(fts), rowid, \(quoted(textNames))) VALUES ('delete', old.\(Self.rowColumn), \(oldValues));
                 END;
                 CREATE TRIGGER record_au AFTER UPDATE ON \(Self.contentTable) BEGIN
-                  INSERT INTO \(fts)(\(fts), rowid, \(quoted(textNames))) VALUES ('delete', old.id, \(oldValues));
-                  INSERT INTO \(fts)(rowid, \(quoted(textNames))) VALUES (new.id, \(newValues));
+                  INSERT INTO \(fts)(\(fts), rowid, \(quoted(textNames))) VALUES ('delete', old.\(Self.rowColumn), \(oldValues));
+                  INSERT INTO \(fts)(rowid, \(quoted(textNames))) VALUES (new.\(Self.rowColumn), \(newValues));
                 END;
                 """)
         }
@@ -88,8 +90,8 @@ final class FTS5Index {
                 """, arguments: [match, limit])
             guard !ids.isEmpty else { return [] }
             let keys = try Row.fetchAll(db, sql: """
-                SELECT id, \(key.quotedDatabaseIdentifier) FROM \(Self.contentTable)
-                WHERE id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ",")))
+                SELECT \(Self.rowColumn), \(key.quotedDatabaseIdentifier) FROM \(Self.contentTable)
+                WHERE \(Self.rowColumn) IN (\(Array(repeating: "?", count: ids.count).joined(separator: ",")))
                 """, arguments: StatementArguments(ids))
             var byID: [Int64: String] = [:]
             for row in keys { byID[row[0]] = row[1] }
