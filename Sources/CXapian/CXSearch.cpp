@@ -59,6 +59,7 @@ Xapian::Query expanded(Xapian::Enquire &enquire, const Xapian::Query &query, con
         if (is_free_text_term(*term, false)) ++original;
     }
     if (original < options.minimum_terms) return query;
+    if (options.feedback_query != nullptr) enquire.set_query(options.feedback_query->query);
     Xapian::MSet top = enquire.get_mset(0, options.documents);
     if (top.empty()) return query;
     Xapian::RSet relevant;

@@ -9,10 +9,13 @@ struct ConfigurationDecoder {
     let source: String
     let order: TOMLKeyOrder
 
-    private static let rootKeys = ["store", "index", "history", "indexer", "entities", "model"]
+    private static let rootKeys = ["store", "index", "history", "indexer", "search", "entities", "model"]
     private static let historyKeys = ["authors", "batch_authors", "mirror_authors", "maximum_duration", "clean"]
     private static let cleanKeys = ["every", "notifications"]
     private static let indexerKeys = ["author", "language", "stopwords", "batch_size"]
+    private static let searchKeys = ["k1", "b", "proximity", "expand", "stemming"]
+    private static let proximityKeys = ["window", "weight"]
+    private static let expandKeys = ["documents", "terms", "weight", "min_words"]
     private static let entityKeys = ["key", "preserve_on_delete", "fields"]
     private static let fieldKeys = ["type", "weight", "prefix", "store", "facet", "separator", "sortable"]
 
@@ -31,6 +34,9 @@ struct ConfigurationDecoder {
         }
         if let indexer = try table(document, "indexer", expected: "a table ([indexer])") {
             configuration.indexer = try decodeIndexer(indexer)
+        }
+        if let search = try table(document, "search", expected: "a table ([search])") {
+            configuration.ranking = try decodeSearch(search)
         }
         if let entities = try table(document, "entities", expected: Expectation.entities) {
             configuration.entities = try orderedKeys(of: entities).map { name throws(ConfigurationError) in
@@ -103,6 +109,53 @@ struct ConfigurationDecoder {
             result.batchSize = batchSize
         }
         return result
+    }
+
+    private func decodeSearch(_ search: Table) throws(ConfigurationError) -> RankingOptions {
+        try checkKeys(of: search, known: Self.searchKeys)
+        var ranking = RankingOptions.measured
+        if let k1 = try number(search, "k1", expected: Expectation.bm25K1) { ranking.k1 = k1 }
+        if let b = try number(search, "b", expected: Expectation.bm25B) { ranking.b = b }
+        if let stemming = try string(search, "stemming", expected: Expectation.stemming) {
+            guard let strategy = RankingOptions.Stemming(rawValue: stemming) else {
+                throw error(at: search.path.appending("stemming"), .invalidValue,
+                            "expected \(Expectation.stemming); found \(ConfigurationKeyPath.quoted(stemming))")
+            }
+            ranking.stemming = strategy
+        }
+        if let value = search.table["proximity"] {
+            let path = search.path.appending("proximity")
+            if let flag = value.bool {
+                ranking.proximity = flag ? .measured : nil
+            } else if let table = value.table {
+                let proximity = Table(table, at: path)
+                try checkKeys(of: proximity, known: Self.proximityKeys)
+                var boost = ProximityBoost.measured
+                if let window = try integer(proximity, "window", expected: Expectation.proximityWindow) { boost.window = window }
+                if let weight = try number(proximity, "weight", expected: Expectation.positiveWeight) { boost.weight = weight }
+                ranking.proximity = boost
+            } else {
+                throw error(at: path, .wrongType, "expected \(Expectation.proximity); found \(Self.describe(value))")
+            }
+        }
+        if let value = search.table["expand"] {
+            let path = search.path.appending("expand")
+            if let flag = value.bool {
+                ranking.expansion = flag ? .measured : nil
+            } else if let table = value.table {
+                let expand = Table(table, at: path)
+                try checkKeys(of: expand, known: Self.expandKeys)
+                var expansion = QueryExpansion.measured
+                if let documents = try integer(expand, "documents", expected: Expectation.atLeastOne) { expansion.documents = documents }
+                if let terms = try integer(expand, "terms", expected: Expectation.atLeastOne) { expansion.terms = terms }
+                if let weight = try number(expand, "weight", expected: Expectation.positiveWeight) { expansion.weight = weight }
+                if let words = try integer(expand, "min_words", expected: Expectation.atLeastOne) { expansion.minimumWords = words }
+                ranking.expansion = expansion
+            } else {
+                throw error(at: path, .wrongType, "expected \(Expectation.expand); found \(Self.describe(value))")
+            }
+        }
+        return ranking
     }
 
     private func decodeEntity(named name: String, in entities: Table) throws(ConfigurationError) -> EntityConfiguration {
@@ -211,6 +264,14 @@ struct ConfigurationDecoder {
         guard let value = parent.table[key] else { return nil }
         guard let number = value.int else { throw typeError(parent, key, expected: expected, found: value) }
         return number
+    }
+
+    /// A number written as an integer or a floating-point value.
+    private func number(_ parent: Table, _ key: String, expected: String) throws(ConfigurationError) -> Double? {
+        guard let value = parent.table[key] else { return nil }
+        if let number = value.double { return number }
+        if let number = value.int { return Double(number) }
+        throw typeError(parent, key, expected: expected, found: value)
     }
 
     private func bool(_ parent: Table, _ key: String) throws(ConfigurationError) -> Bool? {

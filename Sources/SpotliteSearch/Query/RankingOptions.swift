@@ -99,6 +99,6 @@ public struct QueryExpansion: Sendable, Hashable {
         self.minimumWords = minimumWords
     }
 
-    /// The measured default: 5 documents, 20 words, weight 0.5, queries of 5 words or more.
+    /// The measured default: 5 documents, 20 terms, weight 0.5, queries of 5 words or more.
     public static let measured = QueryExpansion(documents: 5, terms: 20, weight: 0.5, minimumWords: 5)
 }

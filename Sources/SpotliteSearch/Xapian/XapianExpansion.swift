@@ -9,8 +9,13 @@ package struct XapianExpansion {
     package var stemmedOnly: Bool
     /// Queries with fewer distinct free-text terms than this are not expanded.
     package var minimumTerms: Int
+    /// The documents taken as relevant are the best of this query (e.g. without the proximity boost) rather than of
+    /// the searched one.
+    package var feedbackQuery: XapianQuery?
 
-    package init(documents: Int, terms: Int, weight: Double, stemmedOnly: Bool = false, minimumTerms: Int = 0) {
+    package init(documents: Int, terms: Int, weight: Double, stemmedOnly: Bool = false, minimumTerms: Int = 0,
+                 feedbackQuery: XapianQuery? = nil) {
+        self.feedbackQuery = feedbackQuery
         self.minimumTerms = minimumTerms
         self.documents = documents
         self.terms = terms

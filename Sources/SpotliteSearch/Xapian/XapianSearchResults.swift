@@ -186,6 +186,7 @@ extension XapianDatabase {
             expansionOptions.weight = expansion.weight
             expansionOptions.stemmed_only = expansion.stemmedOnly
             expansionOptions.minimum_terms = UInt32(clamping: expansion.minimumTerms)
+            expansionOptions.feedback_query = expansion.feedbackQuery?.handle.pointer
         }
         let mset = try withUnsafePointer(to: &parameters) { parametersPointer in
             options.bm25 = parametersPointer
@@ -194,7 +195,7 @@ extension XapianDatabase {
                 return try facetSlots.withUnsafeBufferPointer { slots in
                     options.facet_slots = slots.baseAddress
                     options.facet_slot_count = slots.count
-                    return try withExtendedLifetime(query) {
+                    return try withExtendedLifetime((query, expansion?.feedbackQuery)) {
                         try xapianCall { cx_database_search(handle, query.handle.pointer, &options, $0) }
                     }
                 }

@@ -7,7 +7,34 @@ struct ConfigurationValidator {
         try validatePaths(of: configuration)
         try validateHistory(configuration.history, indexerAuthor: configuration.indexer.author)
         try validateIndexer(configuration.indexer)
+        try validateSearch(configuration.ranking)
         try validateEntities(configuration.entities)
+    }
+
+    private func validateSearch(_ ranking: RankingOptions) throws(ConfigurationError) {
+        let search = ConfigurationKeyPath("search")
+        func check(_ valid: Bool, _ key: ConfigurationKeyPath, _ expected: String, _ found: Double) throws(ConfigurationError) {
+            guard !valid else { return }
+            let shown = found.rounded() == found && abs(found) < 1e15 ? String(Int(found)) : String(found)
+            throw error(at: key, .invalidValue, "expected \(expected); found \(shown)")
+        }
+        try check(ranking.k1.isFinite && ranking.k1 >= 0, search.appending("k1"), Expectation.bm25K1, ranking.k1)
+        try check(ranking.b.isFinite && (0...1).contains(ranking.b), search.appending("b"), Expectation.bm25B, ranking.b)
+        if let proximity = ranking.proximity {
+            let path = search.appending("proximity")
+            try check(proximity.window >= 2, path.appending("window"), Expectation.proximityWindow, Double(proximity.window))
+            try check(proximity.weight.isFinite && proximity.weight > 0, path.appending("weight"), Expectation.positiveWeight,
+                      proximity.weight)
+        }
+        if let expansion = ranking.expansion {
+            let path = search.appending("expand")
+            try check(expansion.documents >= 1, path.appending("documents"), Expectation.atLeastOne, Double(expansion.documents))
+            try check(expansion.terms >= 1, path.appending("terms"), Expectation.atLeastOne, Double(expansion.terms))
+            try check(expansion.weight.isFinite && expansion.weight > 0, path.appending("weight"), Expectation.positiveWeight,
+                      expansion.weight)
+            try check(expansion.minimumWords >= 1, path.appending("min_words"), Expectation.atLeastOne,
+                      Double(expansion.minimumWords))
+        }
     }
 
     // MARK: - Paths, history, indexer
