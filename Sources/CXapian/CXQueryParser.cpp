@@ -1,5 +1,19 @@
 #include "CXInternal.hpp"
 #include "CXIsoDateRangeProcessor.hpp"
+#include "CXSingleValueFieldProcessor.hpp"
+
+namespace {
+
+// `field:` prefixes also take a single value (`year:2024`), through a field processor; ranges still go to the range
+// processors, which the parser consults first.
+void add_single_value(cx_query_parser &parser, Xapian::valueno slot, const std::string &prefix,
+                      cx::SingleValueFieldProcessor::Kind kind) {
+    if (prefix.size() < 2 || prefix.back() != ':') return;
+    std::string field = prefix.substr(0, prefix.size() - 1);
+    parser.parser.add_prefix(field, (new cx::SingleValueFieldProcessor(slot, field, kind))->release());
+}
+
+} // namespace
 
 extern "C" {
 
@@ -80,6 +94,7 @@ bool cx_query_parser_add_number_range(cx_query_parser *parser, uint32_t slot, co
         // release() hands ownership to the parser, which deletes the processor with its last reference.
         parser->parser.add_rangeprocessor(
             (new Xapian::NumberRangeProcessor(slot, marker, Xapian::RP_REPEATED))->release());
+        add_single_value(*parser, slot, marker, cx::SingleValueFieldProcessor::Kind::number);
         return true;
     });
 }
@@ -91,6 +106,7 @@ bool cx_query_parser_add_date_range(cx_query_parser *parser, uint32_t slot, cons
         if (slot == Xapian::BAD_VALUENO) cx::invalid_argument("value slot cx_bad_valueno holds no values");
         std::string marker = cx::bytes(prefix, prefix_len, "prefix");
         parser->parser.add_rangeprocessor((new cx::IsoDateRangeProcessor(slot, marker))->release());
+        add_single_value(*parser, slot, marker, cx::SingleValueFieldProcessor::Kind::date);
         return true;
     });
 }

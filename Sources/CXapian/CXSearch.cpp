@@ -79,14 +79,30 @@ Xapian::Query expanded(Xapian::Enquire &enquire, const Xapian::Query &query, con
     return Xapian::Query(Xapian::Query::OP_AND_MAYBE, query, expansion);
 }
 
+// The terms whose weight adds up on its own: every term of the query except those found only under OP_NEAR (the
+// proximity boost), whose weight counts only when the words are near each other.
+void weighted_terms(const Xapian::Query &query, std::vector<std::string> &terms) {
+    if (query.get_type() == Xapian::Query::OP_NEAR) return;
+    if (query.get_type() == Xapian::Query::LEAF_TERM) {
+        for (Xapian::TermIterator term = query.get_terms_begin(); term != query.get_terms_end(); ++term) {
+            terms.push_back(*term);
+        }
+        return;
+    }
+    for (size_t index = 0; index < query.get_num_subqueries(); ++index) weighted_terms(query.get_subquery(index), terms);
+}
+
 // Each matched term's part of each hit's weight: BM25 (with k2 = 0) adds up per term, so a one-term search
 // restricted to the hit gives that term's part; expansion terms are scaled as in the query.
 void explain_hits(Xapian::Database &db, Xapian::Enquire &enquire, const Xapian::Weight &weighting, cx_mset &result) {
+    std::vector<std::string> counted;
+    weighted_terms(enquire.get_query(), counted);
     for (Xapian::MSetIterator hit = result.mset.begin(); hit != result.mset.end(); ++hit) {
         std::vector<cx_hit_term> terms;
         Xapian::Document document = hit.get_document();
         for (Xapian::TermIterator term = enquire.get_matching_terms_begin(hit); term != enquire.get_matching_terms_end(hit);
              ++term) {
+            if (std::find(counted.begin(), counted.end(), *term) == counted.end()) continue;
             Xapian::Enquire single(db);
             single.set_query(Xapian::Query(*term));
             single.set_weighting_scheme(weighting);

@@ -452,13 +452,16 @@ bool cx_query_parser_add_boolean_prefix(cx_query_parser *parser, const char *fie
                                         cx_error **err) CX_NOEXCEPT;
 
 /** Accepts `<prefix>A..B` (either end may be left out) as a range over numbers stored in `slot` with
- *  sortable_serialise. */
+ *  sortable_serialise. When `prefix` is `field:`, a single value `field:V` also matches the documents whose number
+ *  is V, and a value that is not a number is a CX_ERR_QUERY_PARSER error naming the field. */
 bool cx_query_parser_add_number_range(cx_query_parser *parser, uint32_t slot, const char *prefix,
                                       size_t prefix_len, cx_error **err) CX_NOEXCEPT;
 
 /** Accepts `<prefix>A..B` where A and B are UTC dates YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z]
  *  (either end may be left out) as a range over Unix seconds stored in `slot` with sortable_serialise. A range
- *  starts at the first second of A and ends at the last second of B (so 2024..2024 is the whole year).
+ *  starts at the first second of A and ends at the last second of B (so 2024..2024 is the whole year). When
+ *  `prefix` is `field:`, a single date `field:D` matches the whole period D names (`at:2024` the year,
+ *  `at:2024-01-05` the day), and a value that is not a date is a CX_ERR_QUERY_PARSER error naming the field.
  *  With a non-empty prefix, a malformed date is a CX_ERR_QUERY_PARSER error naming it; with an empty prefix
  *  the range is left to other range processors. */
 bool cx_query_parser_add_date_range(cx_query_parser *parser, uint32_t slot, const char *prefix,
@@ -535,7 +538,8 @@ typedef struct cx_search_options {
     bool no_retry;                 /**< Fail at once with CX_ERR_DATABASE_MODIFIED instead (max_retries ignored). */
     const cx_expansion_options *expansion; /**< NULL: the query as given. */
     /** Record, for each hit, the query terms it matched and what each term added to its weight (for tuning and
-     *  `--explain`; costs a small search per hit and term). */
+     *  `--explain`; costs a small search per hit and term). Terms found only under OP_NEAR (the proximity boost)
+     *  are left out: the rest of the hit's weight is theirs. */
     bool explain;
 } cx_search_options;
 

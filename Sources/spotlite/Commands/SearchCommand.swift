@@ -38,6 +38,13 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Run one query per line of FILE (- for stdin); with --json, one JSON line per query.", valueName: "file"))
     var queries: String?
 
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+        "Re-rank with words of the best matches (pseudo-relevance feedback), whatever the query's length; --no-expand never does (default: the configuration's [search] expand, for queries of 5 words or more)."))
+    var expand: Bool?
+
+    @Flag(help: "Also print the parsed and expanded query and what each matched word adds to each hit's score.")
+    var explain = false
+
     @Flag(help: "Print results as JSON.")
     var json = false
 
@@ -58,11 +65,21 @@ struct SearchCommand: AsyncParsableCommand {
         let searcher = try IndexSearcher(configuration: environment.configuration, store: store)
         let parsedFilters = try filters.map(SearchFilter.init(parsing:))
         let highlight = !json && Terminal.stdoutIsTerminal
+        let expansion: SearchRequest.Expansion
+        switch expand {
+        case nil: expansion = .configured
+        case false?: expansion = .off
+        case true?:
+            var forced = searcher.ranking.expansion ?? .measured
+            forced.minimumWords = 1
+            expansion = .on(forced)
+        }
         func request(_ text: String) -> SearchRequest {
             SearchRequest(text, entities: entities, filters: parsedFilters, offset: offset, limit: limit,
                           sort: SearchSort(parsing: sort), facets: facets,
                           snippet: SnippetOptions(highlightStart: highlight ? Terminal.bold : "",
-                                                  highlightEnd: highlight ? Terminal.reset : "", format: .plain))
+                                                  highlightEnd: highlight ? Terminal.reset : "", format: .plain),
+                          expansion: expansion, explains: explain)
         }
         if let queries {
             let text: String
@@ -107,7 +124,15 @@ struct SearchCommand: AsyncParsableCommand {
         if results.hits.isEmpty {
             lines.append("No results for \"\(results.query)\".")
         }
-        for hit in results.hits {
+        if let explanation = results.explanation {
+            lines.append(Terminal.faint("Parsed:   ") + explanation.parsedQuery)
+            lines.append(Terminal.faint("Searched: ") + explanation.executedQuery)
+            if !explanation.addedTerms.isEmpty {
+                lines.append(Terminal.faint("Added by expansion: ") + explanation.addedTerms
+                    .map { "\($0.term) ×\(String(format: "%.3f", $0.scale))" }.joined(separator: ", "))
+            }
+        }
+        for (index, hit) in results.hits.enumerated() {
             let key = hit.key.description
             var header = "\(hit.rank). " + Terminal.strong(key) + "  " + Terminal.faint("\(hit.entity) · \(hit.percent)%")
             if let summary = hit.fields["summary"], key != summary.description {
@@ -120,6 +145,13 @@ struct SearchCommand: AsyncParsableCommand {
             if !otherFields.isEmpty { lines.append("   " + Terminal.faint(otherFields.joined(separator: "  "))) }
             if !hit.snippet.isEmpty {
                 lines.append("   " + hit.snippet.replacingOccurrences(of: "\n", with: " "))
+            }
+            if let terms = results.explanation?.hitTerms, index < terms.count {
+                let parts = terms[index].sorted { $0.weight > $1.weight }
+                    .map { "\($0.term) \(String(format: "%.3f", $0.weight)) (frequency \($0.frequency))" }
+                let rest = hit.score - terms[index].reduce(0) { $0 + $1.weight }
+                lines.append("   " + Terminal.faint("score \(String(format: "%.3f", hit.score)) = ") + parts.joined(separator: " + ")
+                    + (rest > 0.0005 ? " + proximity \(String(format: "%.3f", rest))" : ""))
             }
         }
         for field in results.facets.keys.sorted() {
