@@ -53,7 +53,7 @@ struct IndexCommand: AsyncParsableCommand {
         if summary.rebuilt {
             print("Rebuilt \(indexPath): \(summary.reason ?? "requested").")
         }
-        print("Index at token \(summary.token.map { "\($0)" } ?? "0"): \(Terminal.number(summary.transactions)) transactions, \(Terminal.number(summary.changes)) changes applied; \(Terminal.number(summary.indexed)) documents indexed, \(Terminal.number(summary.deleted)) deleted in \(Terminal.duration(summary.seconds)).")
+        print("Index at token \(summary.token.map { "\($0)" } ?? "0"): \(Plural.count(summary.transactions, "transaction")), \(Plural.count(summary.changes, "change")) applied; \(Plural.count(summary.indexed, "document")) indexed, \(Terminal.number(summary.deleted)) deleted in \(Terminal.duration(summary.seconds)).")
     }
 
     struct Watch: AsyncParsableCommand {
@@ -119,9 +119,10 @@ struct IndexCommand: AsyncParsableCommand {
             ("Documents", Terminal.number(status.documents)),
             ("Token", status.token.map { "\($0)" } ?? "0"),
             ("Store token", status.storeToken.map { "\($0)" } ?? "0"),
-            ("Pending", "\(Terminal.number(status.pendingTransactions)) transaction\(status.pendingTransactions == 1 ? "" : "s")"),
+            ("Pending", Plural.count(status.pendingTransactions, "transaction")),
             ("Oldest history", status.oldestHistoryToken.map { "token \($0)" } ?? "none"),
-            ("Fingerprint", (status.fingerprint ?? "-") + (status.fingerprint != nil && status.fingerprint != status.configurationFingerprint ? " (configuration changed: next update rebuilds)" : "")),
+            ("Fingerprint", status.fingerprint.map { $0 + ($0 != status.configurationFingerprint ? " (configuration changed: next update rebuilds)" : "") }
+                ?? "\(status.configurationFingerprint) (the configuration's; no index built yet)"),
             ("Last update", status.updatedAt.map { ISO8601.string(from: $0) } ?? "never"),
         ]
         let width = rows.map(\.0.count).max() ?? 0
@@ -153,8 +154,16 @@ struct IndexCommand: AsyncParsableCommand {
             let environment = try CommandEnvironment(options: options)
             let store = try environment.openStore(create: false)
             let indexer = try environment.makeIndexer(store: store)
+            let author = environment.configuration.indexer.author
+            let hadIndex = FileManager.default.fileExists(atPath: indexer.indexPath)
+            let hadPosition = try store.position(of: author) != nil
             try await indexer.deleteIndex()
-            print("Deleted the index at \(indexer.indexPath) and the position of \(environment.configuration.indexer.author).")
+            switch (hadIndex, hadPosition) {
+            case (true, true): print("Deleted the index at \(indexer.indexPath) and the position of \(author).")
+            case (true, false): print("Deleted the index at \(indexer.indexPath) (\(author) had no position).")
+            case (false, true): print("No index at \(indexer.indexPath); deleted the position of \(author).")
+            case (false, false): print("No index at \(indexer.indexPath) and no position of \(author): nothing to delete.")
+            }
         }
     }
 }
