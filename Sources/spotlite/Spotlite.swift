@@ -30,7 +30,7 @@ struct Spotlite: AsyncParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [InitCommand.self, ImportCommand.self, IndexCommand.self, SearchCommand.self, HistoryCommand.self,
-                      MigrateCommand.self, DemoCommand.self]
+                      MigrateCommand.self, DemoCommand.self, ManualCommand.self]
     )
 
     /// Runs the command; every failure becomes one line on stderr, `spotlite: <problem>; <what to do>`.
