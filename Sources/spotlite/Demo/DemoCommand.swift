@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -40,8 +39,8 @@ struct DemoCommand: AsyncParsableCommand {
         let toml = Self.configurationText(directory: directory)
         try Data(toml.utf8).write(to: URL(fileURLWithPath: configurationPath))
         // Like every configuration file, the demo's names its store and index relative to its own folder.
-        let configuration = try Configuration(tomlString: toml, source: configurationPath,
-                                              baseDirectory: Configuration.resolvePath(directory, against: fileManager.currentDirectoryPath))
+        let configuration = try SpotliteConfiguration(tomlString: toml, source: configurationPath,
+                                              baseDirectory: SpotliteConfiguration.resolvePath(directory, against: fileManager.currentDirectoryPath))
 
         section("1. The catalog")
         let catalogStart = Date()

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import SpotliteSearch
+import Spotlite
 
 struct InitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,14 +44,14 @@ struct InitCommand: AsyncParsableCommand {
 
     func run() async throws {
         let currentDirectory = FileManager.default.currentDirectoryPath
-        let configurationPath = options.config ?? SpotliteSearch.Configuration.defaultPath
-        let absoluteConfiguration = Configuration.resolvePath(configurationPath, against: currentDirectory)
+        let configurationPath = options.config ?? SpotliteConfiguration.defaultPath
+        let absoluteConfiguration = SpotliteConfiguration.resolvePath(configurationPath, against: currentDirectory)
         let configurationDirectory = (absoluteConfiguration as NSString).deletingLastPathComponent
         if FileManager.default.fileExists(atPath: absoluteConfiguration) && !force {
             throw CommandFailure(message: "\(configurationPath) already exists; edit it, remove it, or pass --force to overwrite it", status: ExitStatus.input)
         }
-        let storePath = Configuration.resolvePath(options.store ?? "Index/store.sqlite", against: currentDirectory)
-        let indexPath = Configuration.resolvePath(options.index ?? "Index/search", against: currentDirectory)
+        let storePath = SpotliteConfiguration.resolvePath(options.store ?? "Index/store.sqlite", against: currentDirectory)
+        let indexPath = SpotliteConfiguration.resolvePath(options.index ?? "Index/search", against: currentDirectory)
 
         var entityName = entity ?? from.map(Self.entityName(forFile:)) ?? "Item"
         if entity == nil && !ConfigurationText.isIdentifier(entityName) { entityName = "Item" }
@@ -85,7 +85,7 @@ struct InitCommand: AsyncParsableCommand {
         let toml = text.render()
         // What init writes must load: check it the way every other command will read it.
         do {
-            _ = try Configuration(tomlString: toml, source: configurationPath, baseDirectory: configurationDirectory)
+            _ = try SpotliteConfiguration(tomlString: toml, source: configurationPath, baseDirectory: configurationDirectory)
         } catch {
             throw CommandFailure(message: "the guessed configuration is not valid (\(error)); pass --key, rename the fields in the file, or write the configuration by hand (see docs/configuration.md)", status: ExitStatus.input)
         }

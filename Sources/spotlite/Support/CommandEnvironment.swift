@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 extension SearchError: ProductError {}
 extension StoreError: ProductError {}
@@ -12,34 +11,34 @@ extension ConfigurationError: ProductError {}
 /// What a command works with: the configuration (file and overrides), and the store and index it names.
 struct CommandEnvironment {
     let options: GlobalOptions
-    let configuration: SpotliteSearch.Configuration
+    let configuration: SpotliteConfiguration
     let configurationSource: String?
 
     init(options: GlobalOptions) throws {
         self.options = options
         let currentDirectory = FileManager.default.currentDirectoryPath
-        var configuration: SpotliteSearch.Configuration
+        var configuration: SpotliteConfiguration
         // Relative paths in a configuration file are relative to its folder, so a command gives the same answer
         // from any working directory; paths on the command line are relative to the working directory.
         if let path = options.config {
-            configuration = try Configuration(contentsOf: path, baseDirectory: Self.folder(of: path, in: currentDirectory))
+            configuration = try SpotliteConfiguration(contentsOf: path, baseDirectory: Self.folder(of: path, in: currentDirectory))
             configurationSource = path
-        } else if FileManager.default.fileExists(atPath: Configuration.defaultPath) {
-            configuration = try Configuration(contentsOf: Configuration.defaultPath,
-                                              baseDirectory: Self.folder(of: Configuration.defaultPath, in: currentDirectory))
-            configurationSource = Configuration.defaultPath
+        } else if FileManager.default.fileExists(atPath: SpotliteConfiguration.defaultPath) {
+            configuration = try SpotliteConfiguration(contentsOf: SpotliteConfiguration.defaultPath,
+                                              baseDirectory: Self.folder(of: SpotliteConfiguration.defaultPath, in: currentDirectory))
+            configurationSource = SpotliteConfiguration.defaultPath
         } else {
-            configuration = Configuration()
+            configuration = SpotliteConfiguration()
             configurationSource = nil
         }
-        if let store = options.store { configuration.storePath = Configuration.resolvePath(store, against: currentDirectory) }
-        if let index = options.index { configuration.indexPath = Configuration.resolvePath(index, against: currentDirectory) }
+        if let store = options.store { configuration.storePath = SpotliteConfiguration.resolvePath(store, against: currentDirectory) }
+        if let index = options.index { configuration.indexPath = SpotliteConfiguration.resolvePath(index, against: currentDirectory) }
         self.configuration = configuration
     }
 
     /// The absolute folder holding the file at `path`.
     static func folder(of path: String, in currentDirectory: String) -> String {
-        (Configuration.resolvePath(path, against: currentDirectory) as NSString).deletingLastPathComponent
+        (SpotliteConfiguration.resolvePath(path, against: currentDirectory) as NSString).deletingLastPathComponent
     }
 
     var showsProgress: Bool { options.progress || Terminal.stderrIsTerminal }

@@ -1,5 +1,4 @@
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// The exit statuses of `spotlite`, documented in docs/cli.md and in `spotlite help`:
 /// 0 success; 1 a search found nothing (like grep); 2 a usage error on the command line; 3 a problem with what was

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// Writes history transactions as JSON to stdout as they are read, page by page, instead of building one large
 /// document: the memory used stays that of a page, and the encoding is plain byte appends (JSONSerialization of
