@@ -125,7 +125,16 @@ struct HistoryCommand: AsyncParsableCommand {
     struct Clean: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete the history every required author has consumed (the indexer included), bounded by maximum_duration.",
-            discussion: "Required authors are the configuration's [history] authors minus its batch authors, plus the indexer. Nothing is deleted while a required author has no position yet, unless it has been missing for longer than maximum_duration; history older than maximum_duration is deleted even when an author lags (it will resynchronise).")
+            discussion: """
+            Required authors are the configuration's [history] authors minus its batch authors, plus the indexer. \
+            Nothing is deleted while a required author has no position yet, unless it has been missing for longer \
+            than maximum_duration; history older than maximum_duration is deleted even when an author lags (it will \
+            resynchronise). `spotlite history mark AUTHOR` records a position for an author that does not.
+
+            EXAMPLES
+              spotlite history clean --dry-run
+              spotlite history clean --json
+            """)
 
         @Flag(help: "Say what would be deleted, delete nothing.") var dryRun = false
         @Flag(help: "Print the result as JSON.") var json = false
@@ -199,7 +208,13 @@ struct HistoryCommand: AsyncParsableCommand {
     }
 
     struct Stats: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Count the history's transactions and changes, and its size.")
+        static let configuration = CommandConfiguration(
+            abstract: "Count the history's transactions and changes, and its size.",
+            discussion: """
+            EXAMPLES
+              spotlite history stats
+              spotlite history stats --json
+            """)
 
         @Flag(help: "Print the statistics as JSON.") var json = false
         @OptionGroup var options: GlobalOptions

@@ -10,7 +10,14 @@ struct ImportCommand: AsyncParsableCommand {
         Each line is a JSON object whose keys are the entity's columns; it is inserted, or updates the record with \
         the same key. {"name": "x", "_delete": true} deletes the record with that key. Every batch of lines is one \
         history transaction by the given author and context. A malformed line stops the import with its line \
-        number: the batches before it stay committed, its own batch is not.
+        number: the batches before it stay committed, its own batch is not. The file may be compressed (xz, gzip, \
+        bzip2 or zstd, read through the system's decompressor); a first import that fails before committing \
+        anything leaves no store behind.
+
+        EXAMPLES
+          spotlite import packages.jsonl --entity Package
+          spotlite import packages.jsonl.xz --entity Package --batch 5000
+          cat changes.jsonl | spotlite import - --entity Package --author sync --context nightly
         """
     )
 

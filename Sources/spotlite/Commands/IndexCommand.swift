@@ -11,7 +11,16 @@ struct IndexCommand: AsyncParsableCommand {
 
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Apply the history since the index's token; rebuild first when needed (and say why).")
+            abstract: "Apply the history since the index's token; rebuild first when needed (and say why).",
+            discussion: """
+            The first update builds the index from the store's rows; later ones apply only the changes recorded \
+            since, by any writer. A changed configuration (fields, language, stopwords) or history deleted before \
+            the index read it makes the update rebuild, and it says why.
+
+            EXAMPLES
+              spotlite index update
+              spotlite index update --json
+            """)
 
         @Flag(help: "Print the summary as JSON.") var json = false
         @OptionGroup var options: GlobalOptions
@@ -23,7 +32,14 @@ struct IndexCommand: AsyncParsableCommand {
 
     struct Rebuild: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Build a fresh index from the store's rows beside the live one and switch to it atomically.")
+            abstract: "Build a fresh index from the store's rows beside the live one and switch to it atomically.",
+            discussion: """
+            Searches keep using the live index until the new one is complete.
+
+            EXAMPLES
+              spotlite index rebuild
+              spotlite index rebuild --json --progress 2> rebuild.log
+            """)
 
         @Flag(help: "Print the summary as JSON.") var json = false
         @OptionGroup var options: GlobalOptions
@@ -58,7 +74,14 @@ struct IndexCommand: AsyncParsableCommand {
     struct Watch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Keep the index up to date until SIGINT or SIGTERM, reacting to writes from any process.",
-            discussion: "Logs one line per applied batch on stderr (one JSON line per batch on stdout with --json). On SIGINT or SIGTERM it finishes the batch in progress and exits 0.")
+            discussion: """
+            Logs one line per applied batch on stderr (one JSON line per batch on stdout with --json). On SIGINT or \
+            SIGTERM it finishes the batch in progress and exits 0.
+
+            EXAMPLES
+              spotlite index watch
+              spotlite index watch --json > index-updates.jsonl &
+            """)
 
         @Flag(help: "Print one JSON line per applied batch.") var json = false
         @OptionGroup var options: GlobalOptions
@@ -72,16 +95,14 @@ struct IndexCommand: AsyncParsableCommand {
             try await indexer.start()
             if !json { Terminal.log("Watching \(store.path) → \(indexer.indexPath) (Ctrl-C to stop)") }
             let printer = Task {
-                var previous = IndexUpdateSummary()
+                // One line per commit, with that commit's own counts and time.
                 for await update in updates {
-                    let summary = update.summary
+                    let commit = update.commit
                     if json {
-                        JSONOutput.print(encodable: summary)
+                        JSONOutput.print(encodable: commit)
                     } else {
-                        let indexed = summary.indexed - previous.indexed, deleted = summary.deleted - previous.deleted
-                        Terminal.log("\(ISO8601.string(from: Date())) token \(update.token.map { "\($0)" } ?? "0"): \(max(0, indexed)) indexed, \(max(0, deleted)) deleted\(summary.rebuilt && !previous.rebuilt ? " (rebuilt: \(summary.reason ?? ""))" : "")")
+                        Terminal.log("\(ISO8601.string(from: Date())) token \(update.token.map { "\($0)" } ?? "0"): \(Plural.count(commit.transactions, "transaction")), \(Terminal.number(commit.indexed)) indexed, \(Terminal.number(commit.deleted)) deleted in \(Terminal.duration(commit.seconds))\(commit.rebuilt ? " (rebuilt: \(commit.reason ?? "requested"))" : "")")
                     }
-                    previous = summary
                 }
             }
             await stop.wait()
@@ -94,7 +115,12 @@ struct IndexCommand: AsyncParsableCommand {
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the index's documents and token against the store, and every author's position.")
+            abstract: "Show the index's documents and token against the store, and every author's position.",
+            discussion: """
+            EXAMPLES
+              spotlite index status
+              spotlite index status --json
+            """)
 
         @Flag(help: "Print the status as JSON.") var json = false
         @OptionGroup var options: GlobalOptions
@@ -145,7 +171,13 @@ struct IndexCommand: AsyncParsableCommand {
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove the index and the indexer's position in the store (cleanup stops waiting for it).")
+            abstract: "Remove the index and the indexer's position in the store (cleanup stops waiting for it).",
+            discussion: """
+            The store and its history are untouched; the next `spotlite index update` builds the index again.
+
+            EXAMPLES
+              spotlite index delete
+            """)
 
         @OptionGroup var options: GlobalOptions
 

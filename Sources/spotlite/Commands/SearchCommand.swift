@@ -10,7 +10,15 @@ struct SearchCommand: AsyncParsableCommand {
         The words are joined with spaces and parsed with Xapian's query syntax: words, "phrases", AND/OR/NOT, \
         +must/-mustnot, wildcards foo*, field prefixes name:foo, keyword filters section:utils, ranges size:10..20. \
         Quote the query for your shell when it has quotes or brackets. When a query finds nothing and a spelling \
-        correction exists, the corrected query is run instead (and said so).
+        correction exists, the corrected query is run instead (and said so). Like grep, it exits 1 when nothing \
+        is found.
+
+        EXAMPLES
+          spotlite search xapian
+          spotlite search '"full text" search' --limit 5
+          spotlite search database --filter section:database --facet section
+          spotlite search 'name:sql*' --sort=-size --json
+          spotlite search --queries queries.txt --json
         """
     )
 

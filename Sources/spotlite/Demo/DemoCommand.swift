@@ -11,6 +11,10 @@ struct DemoCommand: AsyncParsableCommand {
         lists when present; a small built-in sample otherwise), imports it as author `importer`, edits a few records \
         as author `editor`, deletes some with the sqlite3 shell (a writer that knows nothing of Spotlite), updates \
         the index from the history, runs a few searches and shows the index status.
+
+        EXAMPLES
+          spotlite demo
+          spotlite demo --sample --directory /tmp/spotlite-demo
         """
     )
 
