@@ -37,6 +37,9 @@ struct ImportCommand: AsyncParsableCommand {
 
     func validate() throws {
         try OptionRange.check(batch, in: OptionRange.importBatch, option: "--batch")
+        if author.isEmpty || author.hasPrefix(RecordImporter.reservedAuthorPrefix) {
+            throw ImportError.invalidAuthor(author)
+        }
     }
 
     func run() async throws {
@@ -50,6 +53,10 @@ struct ImportCommand: AsyncParsableCommand {
         if file == "-" {
             handle = FileHandle.standardInput
         } else {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw CommandFailure(message: "\(file) is a directory; give a JSON Lines file (or - for standard input)")
+            }
             guard let opened = FileHandle(forReadingAtPath: file) else {
                 throw CommandFailure(message: "cannot read \(file): no such file or not readable; check the path")
             }
