@@ -12,8 +12,8 @@ struct IndexMetadata: Sendable, Hashable {
     static let formatKey = "spotlite.format"
     /// The store's model version (name and checksum) the documents were built from; absent for unversioned stores.
     static let modelVersionKey = "spotlite.model_version"
-    /// Bump when the document layout changes, so old indexes rebuild.
-    static let format = "2"
+    /// Bump when the document layout changes, so old indexes rebuild. 3: blob keys have id terms of their own.
+    static let format = "3"
 
     var token: HistoryToken?
     var storeID: String?

@@ -25,18 +25,19 @@ struct HistoryCommand: AsyncParsableCommand {
               spotlite history list --author - --entity Package --jsonl
             """)
 
-        @Option(help: "Only transactions after this token.") var after: Int64?
+        @Option(parsing: .unconditional, help: "Only transactions after this token.") var after: Int64?
         @Option(name: .customLong("author"), help: ArgumentHelp("Only transactions by this author (repeatable; `-` for none).", valueName: "name"))
         var authors: [String] = []
         @Option(name: .customLong("entity"), help: ArgumentHelp("Only changes of this entity (repeatable).", valueName: "name"))
         var entities: [String] = []
-        @Option(help: "At most this many transactions.") var limit: Int?
+        @Option(parsing: .unconditional, help: "At most this many transactions.") var limit: Int?
         @Flag(help: "Print the transactions as one JSON array.") var json = false
         @Flag(help: "Print one JSON object per transaction and line (JSON Lines).") var jsonl = false
         @OptionGroup var options: GlobalOptions
 
         func validate() throws {
-            if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+            if let limit { try OptionRange.check(limit, in: OptionRange.historyLimit, option: "--limit") }
+            if let after { try OptionRange.check(after, in: OptionRange.historyAfter, option: "--after") }
             if json && jsonl { throw ValidationError("--json and --jsonl exclude each other; choose one") }
         }
 
@@ -177,11 +178,12 @@ struct HistoryCommand: AsyncParsableCommand {
 
         @Argument(help: ArgumentHelp("The author whose position to record.", valueName: "author"))
         var author: String
-        @Option(help: "The token read up to (default: the store's current token).") var token: Int64?
+        @Option(parsing: .unconditional, help: "The token read up to (default: the store's current token).") var token: Int64?
         @Flag(help: "Forget the author's position instead.") var remove = false
         @OptionGroup var options: GlobalOptions
 
         func validate() throws {
+            if let token { try OptionRange.check(token, in: OptionRange.historyAfter, option: "--token") }
             if remove && token != nil { throw ValidationError("--remove and --token exclude each other; choose one") }
             if author.isEmpty { throw ValidationError("the author must not be empty") }
         }

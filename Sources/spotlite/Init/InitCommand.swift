@@ -30,7 +30,7 @@ struct InitCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The field that identifies a record (default: id, else the first unique field).", valueName: "field"))
     var key: String?
 
-    @Option(help: ArgumentHelp("How many lines of the file to read for the guess.", valueName: "lines"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many lines of the file to read for the guess.", valueName: "lines"))
     var sample = 1000
 
     @Flag(help: "Overwrite an existing configuration file.")
@@ -39,7 +39,7 @@ struct InitCommand: AsyncParsableCommand {
     @OptionGroup var options: GlobalOptions
 
     func validate() throws {
-        guard sample >= 1 else { throw ValidationError("--sample must be at least 1 line") }
+        try OptionRange.check(sample, in: OptionRange.initSample, option: "--sample")
     }
 
     func run() async throws {
