@@ -98,6 +98,8 @@ struct IndexCommand: AsyncParsableCommand {
                 // One line per commit, with that commit's own counts and time.
                 for await update in updates {
                     let commit = update.commit
+                    // A commit that only saved the position applied nothing: no line.
+                    if commit.transactions == 0 && commit.indexed == 0 && commit.deleted == 0 && !commit.rebuilt { continue }
                     if json {
                         JSONOutput.print(encodable: commit)
                     } else {

@@ -57,7 +57,7 @@ final class InputSource {
             throw CommandFailure(message: "cannot read \(path): no such file; check the path (or use - for standard input)", status: ExitStatus.input)
         }
         guard !isDirectory.boolValue else {
-            throw CommandFailure(message: "cannot read \(path): it is a directory; give a JSON Lines file", status: ExitStatus.input)
+            throw CommandFailure(message: "\(path) is a directory; give a JSON Lines file (or - for standard input)", status: ExitStatus.input)
         }
         guard let opened = FileHandle(forReadingAtPath: path) else {
             throw CommandFailure(message: "cannot read \(path): permission denied; check the file's permissions", status: ExitStatus.input)
