@@ -82,6 +82,7 @@ extension SpotliteIndexer {
                         // applied transaction is harmless since documents are rebuilt from the current rows.
                         try flush(&pending, order: &order, writer: writer, builder: builder, token: lastComplete,
                                   tally: &tally, into: &summary)
+                        if isStopRequested { return }
                     }
                 }
                 tally.transactions += 1
@@ -90,6 +91,8 @@ extension SpotliteIndexer {
                 if pending.count >= batchSize {
                     try flush(&pending, order: &order, writer: writer, builder: builder, token: lastComplete,
                               tally: &tally, into: &summary)
+                    // Stopping: what is committed is exact; the rest is applied by the next update.
+                    if isStopRequested { return }
                 }
             }
         }

@@ -107,7 +107,10 @@ extension SpotliteIndexer {
                         try write(try builder.document(entity: entity, key: key, attributes: attributes), to: writer, fresh: true)
                         indexed += 1
                     }
-                    if done % 1000 == 0 { progress?(IndexProgress(done: done, total: total)) }
+                    if done % 1000 == 0 {
+                        progress?(IndexProgress(done: done, total: total))
+                        if isStopRequested { throw IndexingStopped() }
+                    }
                 }
             }
             progress?(IndexProgress(done: done, total: total))

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import SpotliteStore
+import Synchronization
 
 /// The history-driven search indexer: a Spotlight delegate for SQLite on Linux.
 ///
@@ -52,6 +53,21 @@ public actor SpotliteIndexer {
     var documentWriteHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
     /// The last error live indexing met, or nil after a successful update (it retries with a growing delay).
     public internal(set) var lastError: String?
+    /// Set by ``stop()`` without waiting for the actor: an update in progress checks it between batches (after a
+    /// commit, so what is indexed stays exact) and returns early, so stopping never waits for a whole backlog.
+    nonisolated let stopRequest = StopRequest()
+
+    /// Thrown out of a rebuild that a ``stop()`` interrupted (the new generation is discarded, the live one kept).
+    struct IndexingStopped: Error {}
+
+    /// A flag shared with whoever asks the indexer to stop, readable without the actor.
+    final class StopRequest: Sendable {
+        private let flag = Mutex(false)
+        var isSet: Bool { flag.withLock { $0 } }
+        func set(_ value: Bool) { flag.withLock { $0 = value } }
+    }
+
+    nonisolated var isStopRequested: Bool { stopRequest.isSet }
 
     /// Creates an indexer for `store`, indexing what `configuration` describes into `indexPath` (default: the
     /// configuration's index path). Nothing is opened until the first update.
