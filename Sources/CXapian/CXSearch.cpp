@@ -1,10 +1,35 @@
 #include "CXInternal.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 
 namespace {
+
+// Ends a match that runs past its deadline. Xapian's own time limit only stops checking for more matches, which
+// would silently cut totals and facet counts short: a search that runs out of time fails instead.
+class DeadlineDecider : public Xapian::MatchDecider {
+public:
+    explicit DeadlineDecider(double seconds)
+        : seconds(seconds),
+          deadline(std::chrono::steady_clock::now() +
+                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds))) {}
+
+    bool operator()(const Xapian::Document &) const override {
+        // Reading the clock every candidate would cost more than deciding; every 64th keeps the overshoot tiny.
+        if ((++calls & 63) == 0 && std::chrono::steady_clock::now() > deadline) {
+            throw cx::misuse{CX_ERR_TIME_LIMIT, "TimeLimitError",
+                             "the search ran longer than its time limit of " + std::to_string(seconds) + " s"};
+        }
+        return true;
+    }
+
+private:
+    double seconds;
+    std::chrono::steady_clock::time_point deadline;
+    mutable unsigned long calls = 0;
+};
 
 Xapian::BM25Weight weighting(const cx_bm25_params *params) {
     if (params == nullptr) return Xapian::BM25Weight();
@@ -53,14 +78,14 @@ void require_valid(const cx_expansion_options &options) {
 // best tell them apart from the collection are added, scaled so the added terms weigh `options.weight` times the
 // original free-text terms as a whole (many added terms must not drown a short query).
 Xapian::Query expanded(Xapian::Enquire &enquire, const Xapian::Query &query, const cx_expansion_options &options,
-                       cx_mset &result) {
+                       const Xapian::MatchDecider *deadline, cx_mset &result) {
     size_t original = 0;
     for (Xapian::TermIterator term = query.get_unique_terms_begin(); term != query.get_unique_terms_end(); ++term) {
         if (is_free_text_term(*term, false)) ++original;
     }
     if (original < options.minimum_terms) return query;
-    if (options.feedback_query != nullptr) enquire.set_query(options.feedback_query->query);
-    Xapian::MSet top = enquire.get_mset(0, options.documents);
+    enquire.set_query(options.feedback_query != nullptr ? options.feedback_query->query : query);
+    Xapian::MSet top = enquire.get_mset(0, options.documents, 0, nullptr, deadline);
     if (top.empty()) return query;
     Xapian::RSet relevant;
     for (Xapian::MSetIterator hit = top.begin(); hit != top.end(); ++hit) relevant.add_document(*hit);
@@ -147,9 +172,17 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
     }
 
     auto result = std::make_unique<cx_mset>();
-    if (options.expansion != nullptr) enquire.set_query(expanded(enquire, query, *options.expansion, *result));
+    // One deadline for the whole search, feedback pass included.
+    std::unique_ptr<DeadlineDecider> deadline;
+    if (options.time_limit > 0) deadline = std::make_unique<DeadlineDecider>(options.time_limit);
+    if (options.expansion != nullptr) {
+        // A separate enquire: the feedback pass must not feed the match spies (facet counts).
+        Xapian::Enquire feedback(db);
+        feedback.set_weighting_scheme(weighting(options.bm25));
+        enquire.set_query(expanded(feedback, query, *options.expansion, deadline.get(), *result));
+    }
     result->query_description = enquire.get_query().get_description();
-    result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least);
+    result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least, nullptr, deadline.get());
     if (options.explain) explain_hits(db, enquire, weighting(options.bm25), *result);
     for (Xapian::MSetIterator hit = result->mset.begin(); hit != result->mset.end(); ++hit) {
         result->hits.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});

@@ -10,7 +10,15 @@ struct SearchCommand: AsyncParsableCommand {
         The words are joined with spaces and parsed with Xapian's query syntax: words, "phrases", AND/OR/NOT, \
         +must/-mustnot, wildcards foo*, field prefixes name:foo, keyword filters section:utils, ranges size:10..20. \
         Quote the query for your shell when it has quotes or brackets. When a query finds nothing and a spelling \
-        correction exists, the corrected query is run instead (and said so).
+        correction exists, the corrected query is run instead (and said so). Like grep, it exits 1 when nothing \
+        is found.
+
+        EXAMPLES
+          spotlite search xapian
+          spotlite search '"full text" search' --limit 5
+          spotlite search database --filter section:database --facet section
+          spotlite search 'name:sql*' --sort=-size --json
+          spotlite search --queries queries.txt --json
         """
     )
 
@@ -23,10 +31,10 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(name: .customLong("filter"), help: ArgumentHelp("Only records whose keyword FIELD has VALUE (repeatable).", valueName: "field:value"))
     var filters: [String] = []
 
-    @Option(help: "How many hits to show.")
+    @Option(parsing: .unconditional, help: "How many hits to show (0 to 10,000).")
     var limit = 10
 
-    @Option(help: "How many hits to skip.")
+    @Option(parsing: .unconditional, help: "How many hits to skip (0 to 1,000,000).")
     var offset = 0
 
     @Option(help: ArgumentHelp("relevance, FIELD (ascending) or -FIELD (descending, written --sort=-FIELD), for sortable fields.", valueName: "order"))
@@ -34,6 +42,9 @@ struct SearchCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("facet"), help: ArgumentHelp("Count the values of this facet field among all matches (repeatable).", valueName: "field"))
     var facets: [String] = []
+
+    @Option(name: .customLong("facet-values"), parsing: .unconditional, help: ArgumentHelp("How many values of each facet to show, most frequent first (0: all; JSON always has all).", valueName: "n"))
+    var facetValues = 12
 
     @Option(help: ArgumentHelp("Run one query per line of FILE (- for stdin); with --json, one JSON line per query.", valueName: "file"))
     var queries: String?
@@ -51,8 +62,10 @@ struct SearchCommand: AsyncParsableCommand {
     @OptionGroup var options: GlobalOptions
 
     func validate() throws {
-        guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
-        guard offset >= 0 else { throw ValidationError("--offset must be 0 or more") }
+        try OptionRange.check(limit, in: OptionRange.searchLimit, option: "--limit",
+                              hint: "; page through more hits with --offset")
+        try OptionRange.check(offset, in: OptionRange.searchOffset, option: "--offset")
+        try OptionRange.check(facetValues, in: OptionRange.facetValues, option: "--facet-values")
         if queries == nil && words.isEmpty && filters.isEmpty && entities.isEmpty {
             throw ValidationError("give a query (e.g. `spotlite search xapian`), a --filter, or --queries FILE")
         }
@@ -64,7 +77,7 @@ struct SearchCommand: AsyncParsableCommand {
         let store = try environment.openStore(create: false)
         let searcher = try IndexSearcher(configuration: environment.configuration, store: store)
         let parsedFilters = try filters.map(SearchFilter.init(parsing:))
-        let highlight = !json && Terminal.stdoutIsTerminal
+        let highlight = !json && Terminal.usesColor
         let expansion: SearchRequest.Expansion
         switch expand {
         case nil: expansion = .configured
@@ -94,11 +107,14 @@ struct SearchCommand: AsyncParsableCommand {
                 }
                 text = decoded
             }
+            var foundAny = false
+            defer { if !foundAny { Self.exitNothingFound() } }
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let query = line.trimmingCharacters(in: .whitespaces)
                 if query.isEmpty { continue }
                 do {
                     let results = try searcher.search(request(query))
+                    if results.total > 0 { foundAny = true }
                     if json { JSONOutput.print(results.jsonObject) } else { print(render(results)); print("") }
                 } catch let error as SearchError {
                     throw CommandFailure(message: "line \(number + 1) of \(queries): \(error)")
@@ -112,6 +128,13 @@ struct SearchCommand: AsyncParsableCommand {
         } else {
             print(render(results))
         }
+        if results.total == 0 { Self.exitNothingFound() }
+    }
+
+    /// Like grep, a search that finds nothing exits 1, after printing its (empty) results.
+    static func exitNothingFound() {
+        fflush(nil)
+        Foundation.exit(ExitStatus.noResults)
     }
 
     private func render(_ results: SearchResults) -> String {
@@ -121,7 +144,7 @@ struct SearchCommand: AsyncParsableCommand {
         } else if results.hits.isEmpty, let suggestion = results.suggestion, !suggestion.isEmpty, suggestion != results.query {
             lines.append("Did you mean \(Terminal.strong(suggestion))?")
         }
-        if results.hits.isEmpty {
+        if results.total == 0 {
             lines.append("No results for \"\(results.query)\".")
         }
         if let explanation = results.explanation {
@@ -141,7 +164,7 @@ struct SearchCommand: AsyncParsableCommand {
             lines.append(header)
             let otherFields = hit.fields.filter { $0.key != "summary" && $0.value.description != key }
                 .sorted { $0.key < $1.key }
-                .map { "\($0.key): \($0.value.description.prefix(80))" }
+                .map { "\($0.key): \(Self.shortened($0.value.description, to: 80))" }
             if !otherFields.isEmpty { lines.append("   " + Terminal.faint(otherFields.joined(separator: "  "))) }
             if !hit.snippet.isEmpty {
                 lines.append("   " + hit.snippet.replacingOccurrences(of: "\n", with: " "))
@@ -155,11 +178,22 @@ struct SearchCommand: AsyncParsableCommand {
             }
         }
         for field in results.facets.keys.sorted() {
-            let counts = results.facets[field]!.prefix(12).map { "\($0.value) (\(Terminal.number($0.count)))" }
+            let values = results.facets[field]!
+            let shownValues = facetValues == 0 ? values[...] : values.prefix(facetValues)
+            var counts = shownValues.map { "\($0.value) (\(Terminal.number($0.count)))" }
+            if shownValues.count < values.count {
+                counts.append(Terminal.faint("… \(Plural.count(values.count - shownValues.count, "more value")) (--facet-values 0 shows all)"))
+            }
             lines.append("\(Terminal.strong(field)): " + (counts.isEmpty ? "no values" : counts.joined(separator: ", ")))
         }
-        let shown = results.hits.isEmpty ? "" : " (showing \(results.hits.first!.rank)–\(results.hits.last!.rank))"
-        lines.append(Terminal.faint("About \(Terminal.number(results.total)) results\(shown) in \(Terminal.duration(results.seconds))."))
+        let shown = results.hits.isEmpty ? (results.total > 0 && limit == 0 ? " (none shown: --limit 0)" : "") : " (showing \(results.hits.first!.rank)–\(results.hits.last!.rank))"
+        lines.append(Terminal.faint("About \(Plural.count(results.total, "result"))\(shown) in \(Terminal.duration(results.seconds))."))
         return lines.joined(separator: "\n")
+    }
+
+    /// `text` cut to `length` characters, with a mark when it was cut.
+    static func shortened(_ text: String, to length: Int) -> String {
+        let flat = text.replacingOccurrences(of: "\n", with: " ")
+        return flat.count <= length ? flat : String(flat.prefix(length - 1)) + "…"
     }
 }
