@@ -93,6 +93,13 @@ Xapian::Query IsoDateRangeProcessor::operator()(const std::string &begin, const 
         // Without a prefix, anything shaped A..B reaches us: leave it to other range processors.
         if (str.empty()) return Xapian::Query(Xapian::Query::OP_INVALID);
         const std::string &bad = begin_ok ? end : begin;
+        if (begin == end) {
+            // A single date (`at:D`, rewritten `at:D..D` by the parser).
+            std::string field = str.size() > 1 && str.back() == ':' ? str.substr(0, str.size() - 1) : str;
+            throw Xapian::QueryParserError("'" + bad + "' is not a date, and " + field +
+                                           " is a date field; write YYYY, YYYY-MM, YYYY-MM-DD or "
+                                           "YYYY-MM-DDTHH:MM[:SS][Z] (UTC), or a range " + field + ":A..B");
+        }
         throw Xapian::QueryParserError("'" + bad + "' in the range " + str + begin + ".." + end +
                                        " is not a date; write dates as YYYY, YYYY-MM, YYYY-MM-DD or "
                                        "YYYY-MM-DDTHH:MM[:SS][Z] (UTC)");

@@ -13,6 +13,49 @@ void add_single_value(cx_query_parser &parser, Xapian::valueno slot, const std::
     parser.parser.add_prefix(field, (new cx::SingleValueFieldProcessor(slot, field, kind))->release());
 }
 
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// Rewrites each `field:D` (a date field's prefix followed by one value, outside quotes) as `field:D..D`, which the
+// date range processor turns into the whole period D names.
+std::string with_single_dates_as_ranges(const std::string &text, const std::vector<std::string> &prefixes) {
+    if (prefixes.empty()) return text;
+    std::string result;
+    result.reserve(text.size() + 16);
+    bool quoted = false;
+    size_t position = 0;
+    while (position < text.size()) {
+        char c = text[position];
+        bool at_word_start = position == 0 || is_space(text[position - 1]) || text[position - 1] == '(' ||
+                             text[position - 1] == '+' || text[position - 1] == '-';
+        const std::string *matched = nullptr;
+        if (!quoted && at_word_start) {
+            for (const auto &prefix : prefixes) {
+                if (text.compare(position, prefix.size(), prefix) == 0) matched = &prefix;
+            }
+        }
+        if (matched == nullptr) {
+            if (c == '"') quoted = !quoted;
+            result += c;
+            ++position;
+            continue;
+        }
+        size_t start = position + matched->size();
+        size_t end = start;
+        while (end < text.size() && !is_space(text[end]) && text[end] != ')') ++end;
+        std::string value = text.substr(start, end - start);
+        result += *matched;
+        result += value;
+        if (!value.empty() && value.find("..") == std::string::npos && value.find('"') == std::string::npos) {
+            result += "..";
+            result += value;
+        }
+        position = end;
+    }
+    return result;
+}
+
 } // namespace
 
 extern "C" {
@@ -107,6 +150,7 @@ bool cx_query_parser_add_date_range(cx_query_parser *parser, uint32_t slot, cons
         std::string marker = cx::bytes(prefix, prefix_len, "prefix");
         parser->parser.add_rangeprocessor((new cx::IsoDateRangeProcessor(slot, marker))->release());
         add_single_value(*parser, slot, marker, cx::SingleValueFieldProcessor::Kind::date);
+        if (marker.size() >= 2 && marker.back() == ':') parser->single_date_prefixes.push_back(marker);
         return true;
     });
 }
@@ -142,7 +186,8 @@ cx_query *cx_query_parser_parse(cx_query_parser *parser, const char *text, size_
                                 cx_error **err) noexcept {
     return cx::guard(err, static_cast<cx_query *>(nullptr), [&] {
         cx::require(parser, "query parser");
-        std::string query_text = cx::bytes(text, text_len, "query text");
+        std::string query_text =
+            with_single_dates_as_ranges(cx::bytes(text, text_len, "query text"), parser->single_date_prefixes);
         // Spelling correction and synonyms read the database while parsing.
         Xapian::Query query = cx::read_retrying(parser->db, *parser->db_needs_reopen, cx::default_max_retries,
                                                 [&] { return parser->parser.parse_query(query_text, flags); });

@@ -1,0 +1,278 @@
+import CXapian
+import Foundation
+import Testing
+
+/// The shim's ranking levers: pseudo-relevance feedback, the proximity boost, stemming strategies, weight
+/// explanations, and single values on number and date fields.
+@Suite("CXapian ranking")
+struct ShimRankingTests {
+    /// A small collection where "wing" documents also talk about "lift" and "airfoil", and one document uses those
+    /// words without "wing": feedback from the best "wing" documents should lift it among the query's matches.
+    private static let texts: [(String, String)] = [
+        ("1", "wing lift airfoil wing design"),
+        ("2", "wing lift airfoil measurements"),
+        ("3", "wing airfoil lift drag"),
+        ("4", "lift airfoil theory of the wing"),
+        ("5", "boundary layer heat transfer"),
+        ("6", "heat transfer in a wing boundary layer"),
+        ("7", "supersonic flow over a cone"),
+        ("8", "the wing of a bird"),
+    ]
+
+    private func makeCollection(_ directory: ShimTemporaryDirectory) throws -> OpaquePointer {
+        let writer = try openWriter(directory.database())
+        defer { cx_writable_database_free(writer) }
+        for (id, text) in Self.texts {
+            #expect(addDocument(writer, id: id, text: text, extraBooleanTerm: "XKSECTION:aero") == nil)
+        }
+        var err: OpaquePointer?
+        #expect(cx_writable_database_commit(writer, &err))
+        #expect(takeError(&err) == nil)
+        return try openReader(directory.database())
+    }
+
+    private func parse(_ text: String, strategy: Int32? = nil) throws -> OpaquePointer {
+        var err: OpaquePointer?
+        let parser = try #require(cx_query_parser_new(&err))
+        defer { cx_query_parser_free(parser) }
+        _ = cx_query_parser_set_stemmer(parser, "english", &err)
+        if let strategy { _ = cx_query_parser_set_stemming_strategy(parser, strategy, &err) }
+        let query = withText(text) { cx_query_parser_parse(parser, $0, $1, cx_qp_flag_default, &err) }
+        if let error = takeError(&err) { Issue.record("parsing \(text) failed: \(error)") }
+        return try #require(query)
+    }
+
+    private struct Outcome: Equatable {
+        var ids: [String]
+        var weights: [Double]
+        var added: [String]
+    }
+
+    private func search(_ db: OpaquePointer, _ query: OpaquePointer, expansion: cx_expansion_options? = nil,
+                        explain: Bool = false) throws -> (Outcome, OpaquePointer) {
+        var err: OpaquePointer?
+        var options = cx_search_options()
+        options.limit = 20
+        options.explain = explain
+        var expansionCopy = expansion ?? cx_expansion_options()
+        let mset = withUnsafePointer(to: &expansionCopy) { pointer in
+            options.expansion = expansion == nil ? nil : pointer
+            return cx_database_search(db, query, &options, &err)
+        }
+        if let error = takeError(&err) { Issue.record("search failed: \(error)") }
+        let results = try #require(mset)
+        var outcome = Outcome(ids: [], weights: [], added: [])
+        for index in 0..<cx_mset_size(results) {
+            var hit = cx_hit()
+            _ = cx_mset_hit(results, index, &hit, &err)
+            outcome.weights.append(hit.weight)
+            if case let .success(bytes) = readBytes({ cx_mset_hit_data(results, index, $0, $1, $2) }) {
+                outcome.ids.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        for index in 0..<cx_mset_expansion_term_count(results) {
+            if case let .success(bytes) = readBytes({ cx_mset_expansion_term(results, index, $0, $1, nil, nil, $2) }) {
+                outcome.added.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        return (outcome, results)
+    }
+
+    private func feedback(documents: UInt32 = 3, terms: UInt32 = 4, weight: Double = 1, minimumTerms: UInt32 = 0)
+        -> cx_expansion_options {
+        var options = cx_expansion_options()
+        options.documents = documents
+        options.terms = terms
+        options.weight = weight
+        options.minimum_terms = minimumTerms
+        return options
+    }
+
+    @Test func expansionAddsFreeTextTermsOfTheBestDocumentsAndKeepsTheMatches() throws {
+        let directory = try ShimTemporaryDirectory()
+        let db = try makeCollection(directory)
+        defer { cx_database_free(db) }
+        let query = try parse("wing design")
+        defer { cx_query_free(query) }
+        let (plain, plainSet) = try search(db, query)
+        cx_mset_free(plainSet)
+        let (expanded, expandedSet) = try search(db, query, expansion: feedback())
+        cx_mset_free(expandedSet)
+        #expect(plain.added.isEmpty)
+        #expect(!expanded.added.isEmpty && expanded.added.count <= 4)
+        #expect(expanded.added.allSatisfy { $0.first.map { $0.isLowercase || $0 == "Z" } ?? false },
+                "no prefixed term (ids, filters) is ever added: \(expanded.added)")
+        #expect(expanded.added.contains { $0.hasSuffix("lift") || $0.hasSuffix("airfoil") }, "\(expanded.added)")
+        #expect(Set(expanded.ids) == Set(plain.ids), "expansion re-ranks the query's matches, never adds or drops any")
+        // "lift airfoil theory of the wing" shares the feedback documents' words: it rises above "the wing of a bird".
+        let theory = try #require(expanded.ids.firstIndex(of: "4"))
+        let bird = try #require(expanded.ids.firstIndex(of: "8"))
+        #expect(theory < bird)
+        // Deterministic: the same search gives the same ranking and weights.
+        let (again, againSet) = try search(db, query, expansion: feedback())
+        cx_mset_free(againSet)
+        #expect(again == expanded)
+    }
+
+    @Test func shortQueriesStayUnexpandedBelowTheMinimum() throws {
+        let directory = try ShimTemporaryDirectory()
+        let db = try makeCollection(directory)
+        defer { cx_database_free(db) }
+        let query = try parse("wing design")
+        defer { cx_query_free(query) }
+        let (below, belowSet) = try search(db, query, expansion: feedback(minimumTerms: 3))
+        cx_mset_free(belowSet)
+        let (plain, plainSet) = try search(db, query)
+        cx_mset_free(plainSet)
+        #expect(below.added.isEmpty)
+        #expect(below == plain)
+    }
+
+    @Test func invalidExpansionOptionsAreRefused() throws {
+        let directory = try ShimTemporaryDirectory()
+        let db = try makeCollection(directory)
+        defer { cx_database_free(db) }
+        let query = try parse("wing")
+        defer { cx_query_free(query) }
+        for bad in [feedback(documents: 0), feedback(terms: 0), feedback(weight: 0), feedback(weight: .nan)] {
+            var err: OpaquePointer?
+            var options = cx_search_options()
+            options.limit = 5
+            var copy = bad
+            let mset = withUnsafePointer(to: &copy) { pointer in
+                options.expansion = pointer
+                return cx_database_search(db, query, &options, &err)
+            }
+            #expect(mset == nil)
+            #expect(takeError(&err)?.code == CX_ERR_INVALID_ARGUMENT)
+        }
+    }
+
+    @Test func explanationsAddUpToEachHitsWeight() throws {
+        let directory = try ShimTemporaryDirectory()
+        let db = try makeCollection(directory)
+        defer { cx_database_free(db) }
+        let query = try parse("wing lift heat")
+        defer { cx_query_free(query) }
+        let (outcome, mset) = try search(db, query, expansion: feedback(), explain: true)
+        defer { cx_mset_free(mset) }
+        var err: OpaquePointer?
+        for (index, weight) in outcome.weights.enumerated() {
+            let count = cx_mset_hit_term_count(mset, index, &err)
+            #expect(count > 0)
+            var sum = 0.0
+            for term in 0..<count {
+                var part = 0.0
+                var wdf: UInt32 = 0
+                _ = readBytes { cx_mset_hit_term(mset, index, term, $0, $1, &wdf, &part, $2) }
+                #expect(wdf > 0)
+                sum += part
+            }
+            #expect(abs(sum - weight) < 1e-9 * max(1, weight), "hit \(outcome.ids[index]): \(sum) vs \(weight)")
+        }
+        #expect(takeError(&err) == nil)
+        let (_, unexplained) = try search(db, query)
+        defer { cx_mset_free(unexplained) }
+        _ = cx_mset_hit_term_count(unexplained, 0, &err)
+        #expect(takeError(&err)?.code == CX_ERR_RANGE, "a search that was not asked to explain has no explanation")
+    }
+
+    @Test func proximityRaisesNearWordsWithoutChangingMatches() throws {
+        let directory = try ShimTemporaryDirectory()
+        let writer = try openWriter(directory.database())
+        for (id, text) in [("far", "heat flows slowly while much later we discuss transfer"), ("near", "heat transfer"),
+                           ("one", "heat alone")] {
+            #expect(addDocument(writer, id: id, text: text) == nil)
+        }
+        var err: OpaquePointer?
+        _ = cx_writable_database_commit(writer, &err)
+        cx_writable_database_free(writer)
+        let db = try openReader(directory.database())
+        defer { cx_database_free(db) }
+        let query = try parse("heat transfer")
+        defer { cx_query_free(query) }
+        let words = try parse("heat transfer", strategy: cx_stem_none)
+        defer { cx_query_free(words) }
+        let boosted = try #require(cx_query_with_proximity(query, words, 4, 1, &err))
+        defer { cx_query_free(boosted) }
+        let (plain, plainSet) = try search(db, query)
+        cx_mset_free(plainSet)
+        let (near, nearSet) = try search(db, boosted)
+        cx_mset_free(nearSet)
+        #expect(Set(near.ids) == Set(plain.ids))
+        #expect(near.ids.first == "near")
+        let nearGain = near.weights[near.ids.firstIndex(of: "near")!] - plain.weights[plain.ids.firstIndex(of: "near")!]
+        let farGain = near.weights[near.ids.firstIndex(of: "far")!] - plain.weights[plain.ids.firstIndex(of: "far")!]
+        #expect(nearGain > 0 && abs(farGain) < 1e-12, "only the document with the words within the window gains")
+        #expect(cx_query_with_proximity(query, words, 1, 1, &err) == nil)
+        #expect(takeError(&err)?.code == CX_ERR_INVALID_ARGUMENT)
+        #expect(cx_query_with_proximity(query, words, 4, -1, &err) == nil)
+        #expect(takeError(&err)?.code == CX_ERR_INVALID_ARGUMENT)
+    }
+
+    @Test func stemmingStrategiesAreExposedAndCheckedAndTheirDescriptionsDiffer() throws {
+        let some = try parse("Wings flying", strategy: cx_stem_some)
+        defer { cx_query_free(some) }
+        let allZ = try parse("Wings flying", strategy: cx_stem_all_z)
+        defer { cx_query_free(allZ) }
+        func description(_ query: OpaquePointer) -> String {
+            guard case let .success(bytes) = readBytes({ cx_query_description(query, $0, $1, $2) }) else { return "" }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        #expect(description(some).contains("wings") && !description(some).contains("Zwing"))
+        #expect(description(allZ).contains("Zwing"))
+        var err: OpaquePointer?
+        let parser = try #require(cx_query_parser_new(&err))
+        defer { cx_query_parser_free(parser) }
+        #expect(!cx_query_parser_set_stemming_strategy(parser, 99, &err))
+        #expect(takeError(&err)?.code == CX_ERR_INVALID_ARGUMENT)
+    }
+
+    @Test func singleValuesOnNumberAndDateFieldsMatchAndBadValuesAreErrors() throws {
+        let directory = try ShimTemporaryDirectory()
+        let writer = try openWriter(directory.database())
+        var err: OpaquePointer?
+        // (id, size, date) with dates as Unix seconds: 2024-01-05 10:00, 2024-07-01, 2023-12-31 23:59:59.
+        for (id, size, seconds) in [("a", 1600.0, 1_704_448_800.0), ("b", 700.0, 1_719_792_000.0), ("c", 1600.5, 1_704_067_199.0)] {
+            let document = try #require(cx_document_new(&err))
+            _ = cx_document_set_value_number(document, 1, size, &err)
+            _ = cx_document_set_value_number(document, 2, seconds, &err)
+            withText(id) { _ = cx_document_set_data(document, $0, $1, &err) }
+            withText("Q" + id) { _ = cx_writable_database_replace_document(writer, $0, $1, document, nil, &err) }
+            cx_document_free(document)
+        }
+        _ = cx_writable_database_commit(writer, &err)
+        cx_writable_database_free(writer)
+        #expect(takeError(&err) == nil)
+        let db = try openReader(directory.database())
+        defer { cx_database_free(db) }
+        let parser = try #require(cx_query_parser_new(&err))
+        defer { cx_query_parser_free(parser) }
+        withText("size:") { _ = cx_query_parser_add_number_range(parser, 1, $0, $1, &err) }
+        withText("at:") { _ = cx_query_parser_add_date_range(parser, 2, $0, $1, &err) }
+        #expect(takeError(&err) == nil)
+        func ids(_ text: String) throws -> Set<String> {
+            let query = try #require(withText(text) { cx_query_parser_parse(parser, $0, $1, cx_qp_flag_default, &err) })
+            defer { cx_query_free(query) }
+            let (outcome, mset) = try search(db, query)
+            cx_mset_free(mset)
+            return Set(outcome.ids)
+        }
+        #expect(try ids("size:1600") == ["a"])
+        #expect(try ids("size:1600.5") == ["c"])
+        #expect(try ids("size:700..1600") == ["a", "b"], "ranges still work")
+        #expect(try ids("at:2024") == ["a", "b"], "a year is every second of it")
+        #expect(try ids("at:2024-01-05") == ["a"])
+        #expect(try ids("at:2024-07") == ["b"])
+        #expect(try ids("at:2023-12-31T23:59:59Z") == ["c"])
+        #expect(try ids("at:2024..2024") == ["a", "b"])
+        for (bad, field) in [("size:abc", "size"), ("size:12kb", "size"), ("at:yesterday", "at"), ("at:2024-13", "at")] {
+            let query = withText(bad) { cx_query_parser_parse(parser, $0, $1, cx_qp_flag_default, &err) }
+            #expect(query == nil, "\(bad) must not parse")
+            let error = takeError(&err)
+            #expect(error?.code == CX_ERR_QUERY_PARSER)
+            #expect(error?.message.contains("is a \(field == "size" ? "number" : "date") field") == true, "\(String(describing: error))")
+            cx_query_free(query)
+        }
+    }
+}
