@@ -57,9 +57,28 @@ demo: release demo-data
 # Extra options through BENCH_ARGS, e.g. `make bench BENCH_ARGS=--scale` for the 1,000,000-record run.
 BENCH_CORPUS ?= ../shared/corpus/debian-packages.jsonl.xz
 BENCH_ARGS ?=
+# Then the relevance runs: the Cranfield collection (CRANFIELD: docs.jsonl, queries.tsv, qrels.txt) and the Debtags
+# topics over the Debian catalogue (the debtags package's vocabulary, installed when missing and possible).
+CRANFIELD ?= ../shared/corpus/cranfield
+DEBTAGS_VOCABULARY ?= /usr/share/debtags/vocabulary
 bench: deps
 	$(SWIFT) build -c release --product spotlite-bench
 	.build/release/spotlite-bench --corpus $(BENCH_CORPUS) --json-output Index/bench-results.json $(BENCH_ARGS)
+	.build/release/spotlite-bench relevance --docs $(CRANFIELD)/docs.jsonl --queries $(CRANFIELD)/queries.tsv \
+	  --qrels $(CRANFIELD)/qrels.txt --config config/examples/cranfield.toml --name Cranfield --ablation \
+	  --json-output Index/relevance-cranfield.json
+	@if [ ! -f $(DEBTAGS_VOCABULARY) ] && [ "$$(id -u)" = "0" ]; then \
+	  timeout 300 env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debtags >/dev/null 2>&1 || true; \
+	fi
+	@if [ -f $(DEBTAGS_VOCABULARY) ]; then \
+	  .build/release/spotlite-bench debtags-topics --corpus $(BENCH_CORPUS) --vocabulary $(DEBTAGS_VOCABULARY) \
+	    --output Index/debtags && \
+	  .build/release/spotlite-bench relevance --docs $(BENCH_CORPUS) --queries Index/debtags/queries-description.tsv \
+	    --qrels Index/debtags/qrels.txt --config config/spotlite.toml --name "Debtags topics" --known-items 500 \
+	    --known-item-field summary --ablation --json-output Index/relevance-debtags.json; \
+	else \
+	  echo "make bench: no Debtags vocabulary at $(DEBTAGS_VOCABULARY) (apt-get install debtags); skipping that collection"; \
+	fi
 
 # The long reliability suites (crash, concurrency, bad input, resources), in release mode; `make test` runs their
 # quick versions. SEED picks every random choice: `make stress SEED=7` repeats a run.

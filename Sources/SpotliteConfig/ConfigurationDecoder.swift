@@ -9,7 +9,7 @@ struct ConfigurationDecoder {
     let source: String
     let order: TOMLKeyOrder
 
-    private static let rootKeys = ["store", "index", "history", "indexer", "search", "entities", "model"]
+    private static let rootKeys = ["store", "index", "history", "indexer", "entities", "model", "search"]
     private static let historyKeys = ["authors", "batch_authors", "mirror_authors", "maximum_duration", "clean"]
     private static let cleanKeys = ["every", "notifications"]
     private static let indexerKeys = ["author", "language", "stopwords", "batch_size"]
