@@ -12,8 +12,10 @@ struct IndexMetadata: Sendable, Hashable {
     static let formatKey = "spotlite.format"
     /// The store's model version (name and checksum) the documents were built from; absent for unversioned stores.
     static let modelVersionKey = "spotlite.model_version"
-    /// Bump when the document layout changes, so old indexes rebuild.
-    static let format = "2"
+    /// Which shard of how many a database is (`"1/4"`); written in every shard.
+    static let shardKey = "spotlite.shard"
+    /// Bump when the document layout changes, so old indexes rebuild. 3: sharded generations.
+    static let format = "3"
 
     var token: HistoryToken?
     var storeID: String?
@@ -21,6 +23,8 @@ struct IndexMetadata: Sendable, Hashable {
     var format: String?
     var updatedAt: Date?
     var modelVersion: String?
+    /// Which shard of how many (`"1/4"`); nil in indexes written before sharding.
+    var shard: String?
 
     init(token: HistoryToken?, storeID: String?, fingerprint: String?, format: String?, updatedAt: Date?) {
         self.token = token
@@ -37,6 +41,7 @@ struct IndexMetadata: Sendable, Hashable {
         format = try metadata(Self.formatKey)
         updatedAt = try metadata(Self.updatedAtKey).flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
         modelVersion = try metadata(Self.modelVersionKey)
+        shard = try metadata(Self.shardKey)
     }
 
     static func tokenText(_ token: HistoryToken?) -> String { String(token?.rawValue ?? 0) }
