@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// The index as N Xapian databases: documents routed by a stable hash, searched as one database, each shard
 /// committing its own token.
@@ -29,7 +29,7 @@ struct ShardedIndexTests {
     }
 
     static let queries = ["search engine", "text editor", "fast", "library for python", "network server client",
-                          "\"text editor\"", "name:pkg", "database AND index", "graphics -game", "file* system",
+                          "\"text editor\"", "name:pkg", "database AND index", "graphics -game",
                           "compress archive image", "section:net shell", "kernel driver audio video font"]
 
     @Test("an index of 3 shards answers exactly as one database: same hits, same order, same weights, same facets")
@@ -43,7 +43,7 @@ struct ShardedIndexTests {
             }
             try await sandbox.makeIndexer().update()
         }
-        let layout = try #require(sharded.liveLayout)
+        let layout = try #require(try sharded.liveLayout)
         #expect(layout.count == 3)
         #expect(try single.liveLayout?.count == 1)
         let one = try single.makeSearcher(), three = try sharded.makeSearcher()
@@ -54,6 +54,14 @@ struct ShardedIndexTests {
             #expect(got.total == expected.total, "total of \(query)")
             #expect(got.facets == expected.facets, "facets of \(query)")
             try Self.expectSameRanking(got.hits, expected.hits, query: query)
+        }
+        // Xapian 1.4 expands a wildcard in each database on its own, so the expanded terms are weighted with each
+        // shard's statistics: the same documents match, ranked a little differently.
+        for query in ["file* system", "comp*"] {
+            let request = SearchRequest(query, limit: 400, correctsSpelling: false)
+            let expected = try one.search(request), got = try three.search(request)
+            #expect(got.total == expected.total, "total of \(query)")
+            #expect(Set(got.hits.map(\.key.description)) == Set(expected.hits.map(\.key.description)), "hits of \(query)")
         }
         // Spelling data is spread over the shards; corrections read them as one.
         let corrected = try three.search(SearchRequest("serch engnie", limit: 5))
@@ -96,13 +104,13 @@ struct ShardedIndexTests {
         try sandbox.write(changed)
         try sandbox.delete(packages[30..<40].map(\.name))
         try await indexer.update()
-        let layout = try #require(sandbox.liveLayout)
+        let layout = try #require(try sandbox.liveLayout)
         let shards = try layout.shardPaths.map { try XapianDatabase(path: $0) }
         var total = 0
         for (number, shard) in shards.enumerated() { total += try shard.documentCount(); _ = number }
         #expect(total == packages.count - 10 + 1)
         for name in (packages.map(\.name) + ["newcomer"]) {
-            let term = DocumentIdentity.term(entity: "Package", key: .init(value: name))
+            let term = DocumentIdentity.term(entity: "Package", keyText: name)
             let home = ShardLayout.shard(of: term, among: 4)
             let deleted = packages[30..<40].contains { $0.name == name }
             for (number, shard) in shards.enumerated() {
@@ -119,7 +127,7 @@ struct ShardedIndexTests {
         try sandbox.write(Array(Self.generatedPackages(count: 60)))
         try await sandbox.makeIndexer().update()
         let newest = try sandbox.store.currentToken()
-        let layout = try #require(sandbox.liveLayout)
+        let layout = try #require(try sandbox.liveLayout)
         #expect(try layout.metadata().map(\.token) == [newest, newest, newest])
         #expect(try layout.metadata().map(\.shard) == ["0/3", "1/3", "2/3"])
         #expect(try sandbox.indexToken() == newest)
@@ -146,7 +154,7 @@ struct ShardedIndexTests {
 
         // What a crash between shard commits leaves: shards 0 and 2 committed the new token with their documents;
         // shard 1 still holds its documents and token of before. Built here by updating a copy of the old shard 1.
-        let layout = try #require(sandbox.liveLayout)
+        let layout = try #require(try sandbox.liveLayout)
         let saved = sandbox.directory + "/shard-1-before"
         try FileManager.default.copyItem(atPath: layout.shardPath(1), toPath: saved)
         try await indexer.update()
@@ -228,7 +236,7 @@ struct ShardedIndexTests {
         let sandbox = try IndexerSandbox(top: "shards = 2")
         try sandbox.write(Array(SamplePackage.catalogue))
         try await sandbox.makeIndexer().update()
-        let four = try Configuration(tomlString: IndexerSandbox.toml(directory: sandbox.directory, top: "shards = 4",
+        let four = try SpotliteConfiguration(tomlString: IndexerSandbox.toml(directory: sandbox.directory, top: "shards = 4",
                                                                       entities: IndexerSandbox.packageEntity,
                                                                       indexer: "batch_size = 100", history: ""),
                                      source: "four shards")
@@ -236,7 +244,7 @@ struct ShardedIndexTests {
         #expect(summary.rebuilt)
         #expect(summary.reason == "the configured shard count changed (the index has 2, the configuration asks for 4)")
         #expect(try sandbox.liveLayout?.count == 4)
-        let automatic = try Configuration(tomlString: IndexerSandbox.toml(directory: sandbox.directory, top: "",
+        let automatic = try SpotliteConfiguration(tomlString: IndexerSandbox.toml(directory: sandbox.directory, top: "",
                                                                            entities: IndexerSandbox.packageEntity,
                                                                            indexer: "batch_size = 100", history: ""),
                                           source: "no shard count")
@@ -250,6 +258,10 @@ struct ShardedIndexTests {
     func stableRouting() {
         // Fixed values: a change here would strand every document of existing indexes in the wrong shard.
         #expect(ShardLayout.shard(of: "QPackage:vim", among: 1) == 0)
+        #expect(ShardLayout.shard(of: "QPackage:vim", among: 4) == 2)
+        #expect(ShardLayout.shard(of: "QPackage:nano", among: 4) == 0)
+        #expect(ShardLayout.shard(of: "QItem:r-1", among: 2) == 1)
+        #expect(ShardLayout.shard(of: "QItem:r-1", among: 3) == 2)
         let routed = (0..<4000).map { ShardLayout.shard(of: "QPackage:pkg-\($0)", among: 4) }
         for shard in 0..<4 {
             let count = routed.filter { $0 == shard }.count

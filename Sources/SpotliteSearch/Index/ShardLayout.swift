@@ -19,8 +19,7 @@ import Glibc
 struct ShardLayout: Sendable, Equatable {
     static let stubName = "XAPIANDB"
     static let shardPrefix = "shard-"
-    /// More shards than this only add per-shard overhead on the machines Spotlite targets.
-    static let maximumCount = 64
+    static let maximumCount = IndexShards.maximumCount
 
     /// The generation directory holding the shards.
     let generationPath: String
