@@ -46,7 +46,7 @@ extension SpotliteIndexer {
         let writer: ShardWriterSet
         do {
             writer = try ShardWriterSet(layout: layout, action: .open, noSync: false, schema: schema,
-                                        writeHook: documentWriteHook)
+                                        writeHook: documentWriteHook, commitHook: shardCommitHook)
         } catch let error as XapianError where error.code == .databaseLock {
             throw SearchError.indexLocked(path: indexPath, holderPID: nil)
         }

@@ -85,7 +85,7 @@ extension SpotliteIndexer {
         let token: HistoryToken?, indexed: Int
         do {
             let writers = try ShardWriterSet(layout: layout, action: .createOrOverwrite, noSync: true, schema: schema,
-                                             writeHook: documentWriteHook)
+                                             writeHook: documentWriteHook, commitHook: shardCommitHook)
             do {
                 (token, indexed) = try indexSnapshot(into: writers)
                 var metadata: [(key: String, value: String)] = [
