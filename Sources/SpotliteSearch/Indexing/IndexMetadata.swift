@@ -14,8 +14,9 @@ struct IndexMetadata: Sendable, Hashable {
     static let modelVersionKey = "spotlite.model_version"
     /// Which shard of how many a database is (`"1/4"`); written in every shard.
     static let shardKey = "spotlite.shard"
-    /// Bump when the document layout changes, so old indexes rebuild. 3: sharded generations.
-    static let format = "3"
+    /// Bump when the document layout changes, so old indexes rebuild. 3: blob keys have id terms of their own;
+    /// 4: sharded generations.
+    static let format = "4"
 
     var token: HistoryToken?
     var storeID: String?
