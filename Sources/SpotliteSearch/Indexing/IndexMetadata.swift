@@ -12,6 +12,8 @@ struct IndexMetadata: Sendable, Hashable {
     static let formatKey = "spotlite.format"
     /// The store's model version (name and checksum) the documents were built from; absent for unversioned stores.
     static let modelVersionKey = "spotlite.model_version"
+    /// The store's capture gap count (see `CaptureGap`) the documents were built after; absent means 0.
+    static let captureGapKey = "spotlite.capture_gap"
     /// Which shard of how many a database is (`"1/4"`); written in every shard.
     static let shardKey = "spotlite.shard"
     /// Bump when the document layout changes, so old indexes rebuild. 3: blob keys have id terms of their own;
@@ -24,6 +26,7 @@ struct IndexMetadata: Sendable, Hashable {
     var format: String?
     var updatedAt: Date?
     var modelVersion: String?
+    var captureGap = 0
     /// Which shard of how many (`"1/4"`); nil in indexes written before sharding.
     var shard: String?
 
@@ -42,6 +45,7 @@ struct IndexMetadata: Sendable, Hashable {
         format = try metadata(Self.formatKey)
         updatedAt = try metadata(Self.updatedAtKey).flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
         modelVersion = try metadata(Self.modelVersionKey)
+        captureGap = try metadata(Self.captureGapKey).flatMap { Int($0) } ?? 0
         shard = try metadata(Self.shardKey)
     }
 

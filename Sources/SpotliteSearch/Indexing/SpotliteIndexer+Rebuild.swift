@@ -46,6 +46,10 @@ extension SpotliteIndexer {
         if metadata.modelVersion != modelVersion {
             return "the store was migrated to another model version (\(metadata.modelVersion ?? "none") is now \(modelVersion ?? "none"))"
         }
+        let gap = try store.captureGap()
+        if metadata.captureGap != gap.count {
+            return gap.reason ?? "history capture was broken in the store (gap \(gap.count))"
+        }
         if metadata.fingerprint != schema.fingerprint {
             return "the indexing configuration changed (fields, language or stopwords: fingerprint \(metadata.fingerprint ?? "none") is now \(schema.fingerprint))"
         }
@@ -70,6 +74,7 @@ extension SpotliteIndexer {
         logger.info("rebuilding the index at \(indexPath): \(reason)")
         // Read before the snapshot: a migration in between makes the next update rebuild again, never skip one.
         let modelVersion = try store.currentModelVersion()
+        let captureGap = try store.captureGap().count
         let existing = directory.liveGeneration.flatMap { ShardLayout.read(generationPath: directory.generationPath($0)) }
         let generation = directory.nextGeneration()
         let path = directory.generationPath(generation)
@@ -97,6 +102,7 @@ extension SpotliteIndexer {
                     (IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970)),
                 ]
                 if let modelVersion { metadata.append((IndexMetadata.modelVersionKey, modelVersion.description)) }
+                metadata.append((IndexMetadata.captureGapKey, String(captureGap)))
                 try writers.commit(metadata: metadata, token: token)
             } catch {
                 try? writers.close()
