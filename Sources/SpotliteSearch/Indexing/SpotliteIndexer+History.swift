@@ -82,6 +82,7 @@ extension SpotliteIndexer {
                         // applied transaction is harmless since documents are rebuilt from the current rows.
                         try flush(&pending, order: &order, writer: writer, token: lastComplete,
                                   tally: &tally, into: &summary)
+                        if isStopRequested { return }
                     }
                 }
                 tally.transactions += 1
@@ -90,6 +91,8 @@ extension SpotliteIndexer {
                 if pending.count >= batchSize {
                     try flush(&pending, order: &order, writer: writer, token: lastComplete,
                               tally: &tally, into: &summary)
+                    // Stopping: what is committed is exact; the rest is applied by the next update.
+                    if isStopRequested { return }
                 }
             }
         }
@@ -141,6 +144,6 @@ extension SpotliteIndexer {
         tally = Tally()
         summary.token = token
         advancePosition(to: token)
-        broadcaster.post(IndexDidUpdate(token: token, summary: summary))
+        postCommit(token: token, summary: summary)
     }
 }

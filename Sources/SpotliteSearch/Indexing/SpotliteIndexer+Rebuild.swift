@@ -123,7 +123,7 @@ extension SpotliteIndexer {
         summary.reason = reason
         summary.indexed += indexed
         summary.token = token
-        broadcaster.post(IndexDidUpdate(token: token, summary: summary))
+        postCommit(token: token, summary: summary)
     }
 
     /// Indexes every row of one read snapshot into the shards and returns the token the snapshot reflects, with the
@@ -156,6 +156,7 @@ extension SpotliteIndexer {
                         progress?(IndexProgress(done: done, total: total))
                         // A shard that failed discards everything: stop reading rather than feed it.
                         try writers.failIfAnyFailed()
+                        if isStopRequested { throw IndexingStopped() }
                     }
                 }
             }
