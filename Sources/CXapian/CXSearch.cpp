@@ -57,13 +57,20 @@ private:
     bool stemmed_only_;
 };
 
+// Accepts one document of a search over `shards` shards. A match decider sees each shard's own document ids (the
+// combined id D is shard (D-1) mod n, local id (D-1) div n + 1), so the document is recognised by its local id and,
+// among the shards' documents with that id, by its data.
 class OneDocumentDecider : public Xapian::MatchDecider {
 public:
-    explicit OneDocumentDecider(Xapian::docid docid) : docid_(docid) {}
-    bool operator()(const Xapian::Document &document) const override { return document.get_docid() == docid_; }
+    OneDocumentDecider(Xapian::docid docid, size_t shards, std::string data)
+        : local_(Xapian::docid((docid - 1) / std::max<size_t>(shards, 1) + 1)), data_(std::move(data)) {}
+    bool operator()(const Xapian::Document &document) const override {
+        return document.get_docid() == local_ && document.get_data() == data_;
+    }
 
 private:
-    Xapian::docid docid_;
+    Xapian::docid local_;
+    std::string data_;
 };
 
 void require_valid(const cx_expansion_options &options) {
@@ -131,7 +138,7 @@ void explain_hits(Xapian::Database &db, Xapian::Enquire &enquire, const Xapian::
             Xapian::Enquire single(db);
             single.set_query(Xapian::Query(*term));
             single.set_weighting_scheme(weighting);
-            OneDocumentDecider only(*hit);
+            OneDocumentDecider only(*hit, db.size(), document.get_data());
             Xapian::MSet one = single.get_mset(0, 1, 0, nullptr, &only);
             double weight = one.empty() ? 0 : one.begin().get_weight();
             for (const auto &added : result.expansion) {
