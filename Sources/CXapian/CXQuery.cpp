@@ -92,14 +92,17 @@ cx_query *cx_query_with_proximity(const cx_query *query, const cx_query *words, 
             if (free_text && std::find(ordered.begin(), ordered.end(), word) == ordered.end()) ordered.push_back(word);
         }
         if (ordered.size() < 2) return new cx_query{query->query};
-        std::vector<Xapian::Query> pairs;
+        // Each pair is its own optional part: an OR of OP_NEAR subqueries weighs documents differently when the
+        // database has several shards (Xapian 1.4), a chain of AND_MAYBE does not.
+        double share = weight / double(ordered.size() - 1);
+        Xapian::Query boosted = query->query;
         for (size_t index = 0; index + 1 < ordered.size(); ++index) {
             Xapian::Query pair[] = {Xapian::Query(ordered[index]), Xapian::Query(ordered[index + 1])};
-            pairs.emplace_back(Xapian::Query::OP_NEAR, std::begin(pair), std::end(pair), window);
+            Xapian::Query near(Xapian::Query::OP_NEAR, std::begin(pair), std::end(pair), window);
+            boosted = Xapian::Query(Xapian::Query::OP_AND_MAYBE, boosted,
+                                    Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, near, share));
         }
-        Xapian::Query near(Xapian::Query::OP_SCALE_WEIGHT, Xapian::Query(Xapian::Query::OP_OR, pairs.begin(), pairs.end()),
-                           weight / double(pairs.size()));
-        return new cx_query{Xapian::Query(Xapian::Query::OP_AND_MAYBE, query->query, near)};
+        return new cx_query{boosted};
     });
 }
 

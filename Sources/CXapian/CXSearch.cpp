@@ -97,7 +97,8 @@ Xapian::Query expanded(Xapian::Enquire &enquire, const Xapian::Query &query, con
     Xapian::RSet relevant;
     for (Xapian::MSetIterator hit = top.begin(); hit != top.end(); ++hit) relevant.add_document(*hit);
     FreeTextDecider decider(options.stemmed_only);
-    Xapian::ESet eset = enquire.get_eset(options.terms, relevant, &decider);
+    // Exact term frequencies: Xapian otherwise estimates them over shards, and a sharded index would expand differently.
+    Xapian::ESet eset = enquire.get_eset(options.terms, relevant, Xapian::Enquire::USE_EXACT_TERMFREQ, &decider);
     if (eset.empty()) return query;
     double scale = options.weight * double(std::max<size_t>(original, 1)) / double(eset.size());
     std::vector<Xapian::Query> added;

@@ -406,8 +406,9 @@ cx_query *cx_query_combine(int op, const cx_query *const *queries, size_t count,
 /** `query`, with documents where consecutive query words appear near each other weighted up: each pair of
  *  consecutive free-text words of `words` (terms starting with a lower-case letter, a digit or a non-ASCII byte,
  *  in query order; parse the same text without stemming to get them, since stemmed terms carry no positions)
- *  becomes an OP_NEAR of `window` positions; their OR, scaled by `weight` / (number of pairs), is added to
- *  `query` with OP_AND_MAYBE, so the matches stay those of `query`. With fewer than two words, a copy of `query`. */
+ *  becomes an OP_NEAR of `window` positions, scaled by `weight` / (number of pairs) and added to `query` with
+ *  OP_AND_MAYBE (one after the other), so the matches stay those of `query`. With fewer than two words, a copy of
+ *  `query`. */
 cx_query *cx_query_with_proximity(const cx_query *query, const cx_query *words, uint32_t window, double weight,
                                   cx_error **err) CX_NOEXCEPT;
 
