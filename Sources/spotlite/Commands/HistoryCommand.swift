@@ -29,7 +29,7 @@ struct HistoryCommand: AsyncParsableCommand {
 
         func run() async throws {
             let environment = try CommandEnvironment(options: options)
-            let store = try environment.openStore(create: false)
+            let store = try environment.openStoreForReading()
             var request = HistoryRequest.after(after.map(HistoryToken.init(rawValue:))).limit(limit)
             if !authors.isEmpty { request = request.including(authors: Set(authors.map { $0 == "-" ? nil : $0 })) }
             if !entities.isEmpty { request = request.entities(Set(entities)) }

@@ -55,7 +55,7 @@ struct SearchCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = try CommandEnvironment(options: options)
         try environment.requireEntities()
-        let store = try environment.openStore(create: false)
+        let store = try environment.openStoreForReading()
         let searcher = try IndexSearcher(configuration: environment.configuration, store: store)
         let parsedFilters = try filters.map(SearchFilter.init(parsing:))
         let highlight = !json && Terminal.stdoutIsTerminal
