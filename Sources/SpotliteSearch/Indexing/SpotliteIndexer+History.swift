@@ -140,6 +140,6 @@ extension SpotliteIndexer {
         tally = Tally()
         summary.token = token
         advancePosition(to: token)
-        broadcaster.post(IndexDidUpdate(token: token, summary: summary))
+        postCommit(token: token, summary: summary)
     }
 }

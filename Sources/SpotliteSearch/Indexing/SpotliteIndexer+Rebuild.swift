@@ -80,7 +80,7 @@ extension SpotliteIndexer {
         summary.reason = reason
         summary.indexed += indexed
         summary.token = token
-        broadcaster.post(IndexDidUpdate(token: token, summary: summary))
+        postCommit(token: token, summary: summary)
     }
 
     /// Indexes every row of one read snapshot and returns the token the snapshot reflects, with the number of

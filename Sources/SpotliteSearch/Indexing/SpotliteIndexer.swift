@@ -45,6 +45,9 @@ public actor SpotliteIndexer {
     let broadcaster = IndexUpdateBroadcaster()
     var lock: IndexWriterLock?
     var liveTask: Task<Void, Never>?
+    /// When the update in progress began, and what its previous commit had posted: each post tells its own share.
+    var updateStarted = ContinuousClock.now
+    var lastPosted = IndexUpdateSummary()
     var progressHandler: (@Sendable (IndexProgress) -> Void)?
     /// Called with each document just before it is written; lets tests make Xapian fail a write for real.
     var documentWriteHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
@@ -151,6 +154,8 @@ public actor SpotliteIndexer {
     private func performUpdate(forcedReason: String?) throws -> IndexUpdateSummary {
         let clock = ContinuousClock()
         let started = clock.now
+        updateStarted = started
+        lastPosted = IndexUpdateSummary()
         var summary = IndexUpdateSummary()
         _ = try store.sealPendingChanges()
         // Triggers dropped or a table rebuilt by another program since the last pass: re-create them now, and let
@@ -184,6 +189,27 @@ public actor SpotliteIndexer {
         let elapsed = clock.now - started
         summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return summary
+    }
+
+    /// Posts a commit to ``indexUpdates()`` observers: the update's running summary, and this commit's share.
+    func postCommit(token: HistoryToken?, summary: IndexUpdateSummary) {
+        var summary = summary
+        summary.seconds = Self.seconds(ContinuousClock.now - updateStarted)
+        var commit = IndexUpdateSummary()
+        commit.token = token
+        commit.transactions = summary.transactions - lastPosted.transactions
+        commit.changes = summary.changes - lastPosted.changes
+        commit.indexed = summary.indexed - lastPosted.indexed
+        commit.deleted = summary.deleted - lastPosted.deleted
+        commit.rebuilt = summary.rebuilt && !lastPosted.rebuilt
+        commit.reason = commit.rebuilt ? summary.reason : nil
+        commit.seconds = summary.seconds - lastPosted.seconds
+        lastPosted = summary
+        broadcaster.post(IndexDidUpdate(token: token, summary: summary, commit: commit))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// Whether a failed update met a damaged index (a rebuild helps), rather than a write failure such as a full disk.
