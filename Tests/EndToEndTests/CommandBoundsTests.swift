@@ -117,8 +117,10 @@ struct CommandBoundsTests {
 
     @Test("a NUL in a configured path is refused, not cut short")
     func nulInConfiguredPath() throws {
-        let tool = try CommandLineTool(configuration: CommandLineTool.packageConfiguration
-            .replacingOccurrences(of: #"store = "Index/store.sqlite""#, with: #"store = "Index/store.sqlite\u0000.bak""#))
+        let configuration = CommandLineTool.packageConfiguration
+            .replacingOccurrences(of: #"store.sqlite""#, with: #"store.sqlite\u0000.bak""#)
+        try #require(configuration.contains(#"\u0000"#), "the test configuration names a store")
+        let tool = try CommandLineTool(configuration: configuration)
         defer { tool.remove() }
         try tool.write(CommandLineTool.packages, to: "packages.jsonl")
         expectOneLineError(try tool.run(["import", "packages.jsonl", "--entity", "Package"]), mentioning: ["spotlite.toml", "NUL"])
