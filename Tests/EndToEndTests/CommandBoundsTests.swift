@@ -91,6 +91,9 @@ struct CommandBoundsTests {
         #expect(try tool.run(["index", "update"]).status == 0)
         try tool.write("xapian\nsql\u{0}gimp\n", to: "queries.txt")
         expectOneLineError(try tool.run(["search", "--queries", "queries.txt", "--json"]), mentioning: ["line 2", "NUL"])
+        // Also when the lines before it found nothing: the error is printed, not swallowed by the no-results exit.
+        try tool.write("zzznothing\nsql\u{0}gimp\n", to: "queries.txt")
+        expectOneLineError(try tool.run(["search", "--queries", "queries.txt", "--json"]), mentioning: ["line 2", "NUL"])
     }
 
     @Test("symbolic links in the index directory are refused, never written through")

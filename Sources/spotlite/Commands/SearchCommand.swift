@@ -91,7 +91,6 @@ struct SearchCommand: AsyncParsableCommand {
                 text = decoded
             }
             var foundAny = false
-            defer { if !foundAny { Self.exitNothingFound() } }
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let query = line.trimmingCharacters(in: .whitespaces)
                 if query.isEmpty { continue }
@@ -103,6 +102,8 @@ struct SearchCommand: AsyncParsableCommand {
                     throw CommandFailure(message: "line \(number + 1) of \(queries): \(error)")
                 }
             }
+            // Not in a defer: exiting there would swallow the error of a later line, unprinted.
+            if !foundAny { Self.exitNothingFound() }
             return
         }
         let results = try searcher.search(request(words.joined(separator: " ")))
