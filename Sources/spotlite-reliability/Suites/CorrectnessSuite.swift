@@ -66,6 +66,8 @@ struct CorrectnessSuite {
         try workspace.write(lines.joined(separator: "\n") + "\n", to: "initial.jsonl")
         let imported = try workspace.runSpotlite(["import", workspace.path("initial.jsonl"), "--entity", "Item"])
         guard imported.succeeded else { throw HarnessError("the initial import failed: \(imported.errorLine)") }
+        let built = try workspace.runSpotlite(["index", "update"])
+        guard built.succeeded else { throw HarnessError("the first index build failed: \(built.errorLine)") }
         for round in 0..<settings.rounds {
             for kind in Case.allCases {
                 let problems = try trial(kind) + afterTrial()
