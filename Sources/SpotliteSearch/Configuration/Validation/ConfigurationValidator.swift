@@ -12,6 +12,13 @@ struct ConfigurationValidator {
         try validateIndexer(configuration.indexer)
         try validateSearch(configuration.ranking)
         try validateEntities(configuration.entities)
+        let textFields = Set(configuration.entities.flatMap { $0.fields.filter { $0.type == .text }.map(\.name) })
+        for name in configuration.indexer.spelling ?? [] where !textFields.contains(name) {
+            throw error(
+                at: ConfigurationKeyPath("indexer").appending("spelling"), .invalidValue,
+                "expected \(Expectation.spellingFields); found \(ConfigurationKeyPath.quoted(name)), which is not a text field of any entity"
+            )
+        }
     }
 
     private func validateSearch(_ ranking: RankingOptions) throws(ConfigurationError) {
@@ -49,6 +56,10 @@ struct ConfigurationValidator {
         }
         if configuration.indexPath.isEmpty {
             throw error(at: index, .invalidValue, "expected \(Expectation.path), e.g. \"\(SpotliteConfiguration.defaultIndexPath)\"; found \"\"")
+        }
+        // The file system reads a path up to its first NUL: the rest would be dropped without a word.
+        for (key, value) in [(store, configuration.storePath), (index, configuration.indexPath)] where value.utf8.contains(0) {
+            throw error(at: key, .invalidValue, "expected \(Expectation.path) without NUL characters; found one in \(ConfigurationKeyPath.quoted(value.replacingOccurrences(of: "\0", with: "\\0")))")
         }
         let base = SpotliteConfiguration.currentDirectory
         if SpotliteConfiguration.resolvePath(configuration.storePath, against: base)
