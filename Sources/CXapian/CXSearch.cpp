@@ -86,8 +86,11 @@ void require_valid(const cx_expansion_options &options) {
 // original free-text terms as a whole (many added terms must not drown a short query).
 Xapian::Query expanded(Xapian::Enquire &enquire, const Xapian::Query &query, const cx_expansion_options &options,
                        const Xapian::MatchDecider *deadline, cx_mset &result) {
+    // The query's own words are counted in the feedback query when there is one: the searched query may carry a
+    // proximity boost, whose unstemmed copies of the words must not count twice.
+    const Xapian::Query &words = options.feedback_query != nullptr ? options.feedback_query->query : query;
     size_t original = 0;
-    for (Xapian::TermIterator term = query.get_unique_terms_begin(); term != query.get_unique_terms_end(); ++term) {
+    for (Xapian::TermIterator term = words.get_unique_terms_begin(); term != words.get_unique_terms_end(); ++term) {
         if (is_free_text_term(*term, false)) ++original;
     }
     if (original < options.minimum_terms) return query;

@@ -521,8 +521,9 @@ typedef struct cx_expansion_options {
     bool stemmed_only;
     /** Queries with fewer distinct free-text terms than this run unexpanded (0 or 1: every query is expanded). */
     uint32_t minimum_terms;
-    /** When not NULL, the documents taken as relevant are the best of this query rather than of the searched one:
-     *  e.g. the same words and filters without a costly proximity boost. */
+    /** When not NULL, the documents taken as relevant are the best of this query rather than of the searched one
+     *  (e.g. the same words and filters without a costly proximity boost), and the query's free-text terms (for
+     *  `minimum_terms` and the weight) are counted in it. */
     const struct cx_query *feedback_query;
 } cx_expansion_options;
 
