@@ -32,7 +32,7 @@ public struct HistoryTrackerConfiguration: Sendable {
     /// default, since they change the rows like any other write; turned off, the position passes over them (logged).
     public var includesUnattributedTransactions: Bool
     /// Position names of other consumers of this store's history (the search indexer's author, for one); cleanup
-    /// waits for each of them as for a required author. See ``HistoryConsumer``.
+    /// waits for each of them as for a required author. See ``HistoryPositionHolder``; registered consumers (``SpotliteStore/registerConsumer(_:position:)``) are waited for without being listed.
     public var consumers: [String]
     /// When the tracker cleans on its own.
     public var cleanStrategy: CleanStrategy
