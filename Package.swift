@@ -5,9 +5,12 @@ let package = Package(
     name: "Spotlite",
     platforms: [.macOS(.v14)],
     products: [
-        // The one library users depend on: the store, its history, the tracking kit and the search indexer.
-        // CXapian stays an implementation detail of SpotliteSearch.
-        .library(name: "Spotlite", targets: ["SpotliteStore", "SpotliteSearch"]),
+        // History tracking, the tracking kit and migrations on SQLite: links neither Xapian nor TOMLKit.
+        .library(name: "SpotliteStore", targets: ["SpotliteStore"]),
+        // The Xapian indexing delegate and query API, configured in Swift (no TOML reader).
+        .library(name: "SpotliteSearch", targets: ["SpotliteSearch"]),
+        // Everything, with the `spotlite.toml` reader: what the command line uses.
+        .library(name: "Spotlite", targets: ["Spotlite"]),
         .executable(name: "spotlite", targets: ["spotlite"]),
         .executable(name: "spotlite-bench", targets: ["spotlite-bench"]),
     ],
@@ -18,9 +21,9 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
+        // The only C++: an exception-safe C interface to Xapian (libxapian-dev).
         .target(
             name: "CXapian",
-            cxxSettings: [.unsafeFlags(["-std=c++17"])],
             linkerSettings: [.linkedLibrary("xapian"), .linkedLibrary("stdc++")]
         ),
         .target(
@@ -37,14 +40,28 @@ let package = Package(
                 "CXapian",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Reads and checks `spotlite.toml` into a `SpotliteConfiguration`.
+        .target(
+            name: "SpotliteConfig",
+            dependencies: [
+                "SpotliteSearch",
+                "SpotliteStore",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
+        ),
+        .target(name: "Spotlite", dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteConfig"]),
+        // What the benchmark, the reliability suites and the tests share; not a product.
+        .target(
+            name: "SpotliteTooling",
+            dependencies: ["SpotliteStore", "SpotliteSearch", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "spotlite",
             dependencies: [
-                "SpotliteStore",
-                "SpotliteSearch",
+                "Spotlite",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -52,8 +69,8 @@ let package = Package(
         .executableTarget(
             name: "spotlite-bench",
             dependencies: [
-                "SpotliteStore",
-                "SpotliteSearch",
+                "Spotlite",
+                "SpotliteTooling",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -62,16 +79,17 @@ let package = Package(
         .executableTarget(
             name: "spotlite-reliability",
             dependencies: [
-                "SpotliteStore",
-                "SpotliteSearch",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Spotlite",
+                "SpotliteTooling",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "CXapianTests", dependencies: ["CXapian"]),
-        .testTarget(name: "SpotliteStoreTests", dependencies: ["SpotliteStore"]),
-        .testTarget(name: "SpotliteSearchTests", dependencies: ["SpotliteSearch", "SpotliteStore"]),
+        .testTarget(name: "SpotliteStoreTests", dependencies: ["SpotliteStore", "SpotliteTooling"]),
+        .testTarget(name: "SpotliteSearchTests", dependencies: ["Spotlite", "SpotliteTooling"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SpotliteStore"]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

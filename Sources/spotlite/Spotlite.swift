@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import GRDB
 import Logging
-import SpotliteSearch
+import Spotlite
 #if canImport(Glibc)
 import Glibc
 #endif

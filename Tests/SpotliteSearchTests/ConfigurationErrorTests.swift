@@ -326,10 +326,10 @@ struct ConfigurationErrorTests {
     @Test("an error from a file names the file as given")
     func namesFile() throws {
         let path = ConfigurationTestSupport.repositoryFile("config/examples/minimal.toml")
-        let valid = try Configuration(contentsOf: path)
+        let valid = try SpotliteConfiguration(contentsOf: path)
         #expect(valid.entities.count == 1)
         let error = #expect(throws: ConfigurationError.self) {
-            try Configuration(tomlString: "[indexer]\nbatch_size = 0\n", source: "relative/name.toml")
+            try SpotliteConfiguration(tomlString: "[indexer]\nbatch_size = 0\n", source: "relative/name.toml")
         }
         #expect(error?.description == "relative/name.toml: indexer.batch_size: expected an integer ≥ 1; found 0")
     }

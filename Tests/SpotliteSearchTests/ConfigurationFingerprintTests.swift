@@ -36,12 +36,12 @@ struct ConfigurationFingerprintTests {
     fields.title = { type = "text" }
     """
 
-    static func configuration(_ toml: String) throws -> Configuration {
-        try Configuration(tomlString: toml, source: "fingerprint.toml", baseDirectory: "/base")
+    static func configuration(_ toml: String) throws -> SpotliteConfiguration {
+        try SpotliteConfiguration(tomlString: toml, source: "fingerprint.toml", baseDirectory: "/base")
     }
 
     /// `base` with the first occurrence of `original` replaced.
-    static func variant(_ original: String, _ replacement: String) throws -> Configuration {
+    static func variant(_ original: String, _ replacement: String) throws -> SpotliteConfiguration {
         let range = try #require(base.range(of: original), "\(original) is not in the base document")
         return try configuration(base.replacingCharacters(in: range, with: replacement))
     }

@@ -1,5 +1,6 @@
 import Testing
 @testable import SpotliteSearch
+@testable import SpotliteConfig
 
 @Suite("Configuration key order and durations")
 struct ConfigurationKeyOrderTests {

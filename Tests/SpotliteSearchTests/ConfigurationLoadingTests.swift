@@ -6,8 +6,8 @@ import Testing
 struct ConfigurationLoadingTests {
     @Test("the default config/spotlite.toml parses to the documented values")
     func defaultFile() throws {
-        let path = ConfigurationTestSupport.repositoryFile(Configuration.defaultPath)
-        let configuration = try Configuration(contentsOf: path, baseDirectory: "/work/project")
+        let path = ConfigurationTestSupport.repositoryFile(SpotliteConfiguration.defaultPath)
+        let configuration = try SpotliteConfiguration(contentsOf: path, baseDirectory: "/work/project")
 
         #expect(configuration.storePath == "/work/project/Index/store.sqlite")
         #expect(configuration.indexPath == "/work/project/Index/search")
@@ -46,10 +46,10 @@ struct ConfigurationLoadingTests {
     @Test("the minimal example takes every default")
     func minimalExample() throws {
         let path = ConfigurationTestSupport.repositoryFile("config/examples/minimal.toml")
-        let configuration = try Configuration(contentsOf: path, baseDirectory: "/srv/app")
+        let configuration = try SpotliteConfiguration(contentsOf: path, baseDirectory: "/srv/app")
 
-        #expect(configuration.storePath == "/srv/app/" + Configuration.defaultStorePath)
-        #expect(configuration.indexPath == "/srv/app/" + Configuration.defaultIndexPath)
+        #expect(configuration.storePath == "/srv/app/" + SpotliteConfiguration.defaultStorePath)
+        #expect(configuration.indexPath == "/srv/app/" + SpotliteConfiguration.defaultIndexPath)
         #expect(configuration.history == HistoryConfiguration())
         #expect(configuration.indexer == IndexerConfiguration())
         #expect(configuration.entities == [EntityConfiguration(name: "Note", key: "id", fields: [.text("body")])])
@@ -58,7 +58,7 @@ struct ConfigurationLoadingTests {
     @Test("the two-entity example keeps file order and every option")
     func notesExample() throws {
         let path = ConfigurationTestSupport.repositoryFile("config/examples/notes.toml")
-        let configuration = try Configuration(contentsOf: URL(fileURLWithPath: path), baseDirectory: URL(fileURLWithPath: "/home/me"))
+        let configuration = try SpotliteConfiguration(contentsOf: URL(fileURLWithPath: path), baseDirectory: URL(fileURLWithPath: "/home/me"))
 
         #expect(configuration.storePath == "/home/me/Data/notes.sqlite")
         #expect(configuration.indexPath == "/home/me/Data/notes-index")
@@ -93,8 +93,8 @@ struct ConfigurationLoadingTests {
     @Test("an empty file, or one with only comments, is a valid configuration with defaults and no entities")
     func emptyFile() throws {
         for text in ["", "\n\n", "# nothing configured yet\n"] {
-            let configuration = try Configuration(tomlString: text, source: "empty.toml", baseDirectory: "/base")
-            #expect(configuration == Configuration(
+            let configuration = try SpotliteConfiguration(tomlString: text, source: "empty.toml", baseDirectory: "/base")
+            #expect(configuration == SpotliteConfiguration(
                 storePath: "/base/Index/store.sqlite", indexPath: "/base/Index/search", entities: []
             ))
         }
@@ -102,7 +102,7 @@ struct ConfigurationLoadingTests {
 
     @Test("empty tables take their defaults")
     func emptyTables() throws {
-        let configuration = try Configuration(tomlString: "[history]\n[indexer]\n[entities]\n", baseDirectory: "/b")
+        let configuration = try SpotliteConfiguration(tomlString: "[history]\n[indexer]\n[entities]\n", baseDirectory: "/b")
         #expect(configuration.history == HistoryConfiguration())
         #expect(configuration.indexer == IndexerConfiguration())
         #expect(configuration.entities.isEmpty)
@@ -118,7 +118,7 @@ struct ConfigurationLoadingTests {
             ("clean.notifications = 1", .notifications(1)),
         ]
         for (line, expected) in cases {
-            let configuration = try Configuration(tomlString: "[history]\n\(line)\n", baseDirectory: "/b")
+            let configuration = try SpotliteConfiguration(tomlString: "[history]\n\(line)\n", baseDirectory: "/b")
             #expect(configuration.history.clean == expected, "\(line)")
         }
     }
@@ -128,7 +128,7 @@ struct ConfigurationLoadingTests {
         let cases = ["en": "english", "english": "english", "fr": "french", "nb": "norwegian", "nn": "norwegian",
                      "no": "norwegian", "none": "none", "porter": "porter", "kraaij_pohlmann": "kraaij_pohlmann"]
         for (written, stemmer) in cases {
-            let configuration = try Configuration(tomlString: "[indexer]\nlanguage = \"\(written)\"\n", baseDirectory: "/b")
+            let configuration = try SpotliteConfiguration(tomlString: "[indexer]\nlanguage = \"\(written)\"\n", baseDirectory: "/b")
             #expect(configuration.indexer.language == written)
             #expect(configuration.indexer.stemmerName == stemmer)
         }
@@ -149,7 +149,7 @@ struct ConfigurationLoadingTests {
         [entities.Mango.fields.skin]
         type = "stored"
         """
-        let configuration = try Configuration(tomlString: toml, baseDirectory: "/b")
+        let configuration = try SpotliteConfiguration(tomlString: toml, baseDirectory: "/b")
         #expect(configuration.entities.map(\.name) == ["Zebra", "Apple", "Mango"])
         #expect(configuration.entity(named: "Zebra")?.fields.map(\.name) == ["stripes", "alpha"])
         #expect(configuration.entity(named: "Apple")?.fields == [.keyword("zest"), .text("aroma", weight: 2)])
@@ -160,7 +160,7 @@ struct ConfigurationLoadingTests {
     func keyAsField() throws {
         for type in FieldType.allCases {
             let toml = ConfigurationTestSupport.package(fields: "name = { type = \"\(type)\" }")
-            let configuration = try Configuration(tomlString: toml, baseDirectory: "/b")
+            let configuration = try SpotliteConfiguration(tomlString: toml, baseDirectory: "/b")
             #expect(configuration.entity(named: "Package")?.columns == ["name"])
         }
     }
@@ -172,7 +172,7 @@ struct ConfigurationLoadingTests {
         a = { type = "stored" }
         b = { type = "stored", store = true }
         """)
-        let fields = try #require(Configuration(tomlString: toml, baseDirectory: "/b").entity(named: "Package")?.fields)
+        let fields = try #require(SpotliteConfiguration(tomlString: toml, baseDirectory: "/b").entity(named: "Package")?.fields)
         #expect(fields[1] == .stored("a"))
         #expect(fields[2] == .stored("b"))
         #expect(fields.allSatisfy { $0.type != .stored || $0.store })
@@ -187,21 +187,21 @@ struct ConfigurationLoadingTests {
             ("../other/store.sqlite", "/base/other/store.sqlite"),
             ("/var/lib/spotlite/store.sqlite", "/var/lib/spotlite/store.sqlite"),
             ("/var/lib/../tmp/./x", "/var/tmp/x"),
-            ("~/spotlite/store.sqlite", Configuration.resolvePath(home + "/spotlite/store.sqlite", against: "/")),
+            ("~/spotlite/store.sqlite", SpotliteConfiguration.resolvePath(home + "/spotlite/store.sqlite", against: "/")),
             ("~user/x", "/base/dir/~user/x"),
         ]
         for (written, expected) in cases {
-            #expect(Configuration.resolvePath(written, against: "/base/dir") == expected, "\(written)")
-            let configuration = try Configuration(tomlString: "store = \"\(written)\"\n", baseDirectory: "/base/dir")
+            #expect(SpotliteConfiguration.resolvePath(written, against: "/base/dir") == expected, "\(written)")
+            let configuration = try SpotliteConfiguration(tomlString: "store = \"\(written)\"\n", baseDirectory: "/base/dir")
             #expect(configuration.storePath == expected)
         }
     }
 
     @Test("without a base directory, relative paths resolve against the current directory")
     func currentDirectoryBase() throws {
-        let configuration = try Configuration(tomlString: "index = \"idx\"\n")
+        let configuration = try SpotliteConfiguration(tomlString: "index = \"idx\"\n")
         let current = FileManager.default.currentDirectoryPath
-        #expect(configuration.indexPath == Configuration.resolvePath("idx", against: current))
+        #expect(configuration.indexPath == SpotliteConfiguration.resolvePath("idx", against: current))
         #expect(configuration.indexPath.hasPrefix("/"))
     }
 
@@ -212,7 +212,7 @@ struct ConfigurationLoadingTests {
         let file = directory.appendingPathComponent("spotlite.toml")
         try ConfigurationTestSupport.package().write(to: file, atomically: true, encoding: .utf8)
 
-        let configuration = try Configuration(contentsOf: file.path, baseDirectory: directory.path)
+        let configuration = try SpotliteConfiguration(contentsOf: file.path, baseDirectory: directory.path)
         #expect(configuration.storePath == directory.path + "/Index/store.sqlite")
         #expect(configuration.entities.map(\.name) == ["Package"])
     }
@@ -229,7 +229,7 @@ struct ConfigurationLoadingTests {
             (latin1.path, "not UTF-8"),
         ]
         for (path, fragment) in cases {
-            let error = #expect(throws: ConfigurationError.self) { try Configuration(contentsOf: path) }
+            let error = #expect(throws: ConfigurationError.self) { try SpotliteConfiguration(contentsOf: path) }
             #expect(error?.kind == .unreadableFile)
             #expect(error?.source == path)
             #expect(error?.keyPath == "")
@@ -241,7 +241,7 @@ struct ConfigurationLoadingTests {
     @Test("a URL that is not a local file is refused before anything is read")
     func remoteURL() throws {
         let url = try #require(URL(string: "https://example.com/spotlite.toml"))
-        let error = #expect(throws: ConfigurationError.self) { try Configuration(contentsOf: url) }
+        let error = #expect(throws: ConfigurationError.self) { try SpotliteConfiguration(contentsOf: url) }
         #expect(error?.kind == .unreadableFile)
         #expect(error?.source == "https://example.com/spotlite.toml")
         #expect(error?.message.contains("only local files are supported") == true)
@@ -249,7 +249,7 @@ struct ConfigurationLoadingTests {
 
     @Test("a configuration built in Swift validates like a file")
     func swiftBuiltConfiguration() throws {
-        var configuration = Configuration(
+        var configuration = SpotliteConfiguration(
             history: HistoryConfiguration(authors: ["app"], clean: .notifications(10)),
             entities: [
                 EntityConfiguration(name: "Note", key: "id", preserveOnDelete: ["title"], fields: [
@@ -260,7 +260,7 @@ struct ConfigurationLoadingTests {
             ]
         )
         try configuration.validate()
-        #expect(configuration.storePath == Configuration.defaultStorePath)
+        #expect(configuration.storePath == SpotliteConfiguration.defaultStorePath)
 
         configuration.entities[0].fields[0].facet = true
         let facetError = #expect(throws: ConfigurationError.self) { try configuration.validate(source: "AppConfig") }
@@ -271,7 +271,7 @@ struct ConfigurationLoadingTests {
         configuration.entities[0].fields[0].weight = 0
         let weightError = #expect(throws: ConfigurationError.self) { try configuration.validate() }
         #expect(weightError?.keyPath == "entities.Note.fields.title.weight")
-        #expect(weightError?.source == "Configuration")
+        #expect(weightError?.source == "configuration")
 
         configuration.entities[0].fields[0].weight = 1
         configuration.entities[0].fields[2] = FieldConfiguration(name: "size", type: .number, weight: 3)
@@ -332,7 +332,7 @@ enum ConfigurationTestSupport {
     /// Parses `toml` against a fixed base directory and returns the error it must raise, or nil if it parsed.
     static func error(parsing toml: String, source: String = "test.toml") -> ConfigurationError? {
         do {
-            _ = try Configuration(tomlString: toml, source: source, baseDirectory: "/base")
+            _ = try SpotliteConfiguration(tomlString: toml, source: source, baseDirectory: "/base")
             return nil
         } catch {
             return error

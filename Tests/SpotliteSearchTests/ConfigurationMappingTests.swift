@@ -1,6 +1,5 @@
 import Foundation
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 import Testing
 
 /// How the configuration file becomes the store's model, its cleanup policy and a tracker's configuration.
@@ -23,7 +22,7 @@ struct ConfigurationMappingTests {
         """
 
     @Test func storeModelHasTheKeyTypeAndColumns() throws {
-        let configuration = try Configuration(tomlString: Self.toml)
+        let configuration = try SpotliteConfiguration(tomlString: Self.toml)
         let track = try #require(configuration.storeModel.entity(named: "Track"))
         #expect(track.keyType == .integer, "a number field as key makes an integer key")
         #expect(track.columns.map(\.name) == ["id", "title", "played"])
@@ -31,7 +30,7 @@ struct ConfigurationMappingTests {
     }
 
     @Test func cleanupWaitsForReadersAndTheIndexerNotBatchAuthors() throws {
-        let configuration = try Configuration(tomlString: Self.toml)
+        let configuration = try SpotliteConfiguration(tomlString: Self.toml)
         let policy = configuration.cleanupPolicy
         #expect(Set(policy.requiredAuthors) == ["app", "widget", "spotlite.indexer"])
         #expect(Set(policy.listedAuthors) == ["app", "widget", "importer"])
@@ -40,13 +39,13 @@ struct ConfigurationMappingTests {
     }
 
     @Test func maximumDurationNoneKeepsHistory() throws {
-        let configuration = try Configuration(tomlString: "[history]\nmaximum_duration = \"none\"\n")
+        let configuration = try SpotliteConfiguration(tomlString: "[history]\nmaximum_duration = \"none\"\n")
         #expect(configuration.history.maximumDuration == nil)
         #expect(configuration.cleanupPolicy.maximumDuration == nil)
     }
 
     @Test func trackerConfigurationFollowsTheHistorySection() throws {
-        let configuration = try Configuration(tomlString: Self.toml)
+        let configuration = try SpotliteConfiguration(tomlString: Self.toml)
         let tracker = configuration.trackerConfiguration(currentAuthor: "app")
         #expect(tracker.currentAuthor == "app")
         #expect(tracker.allAuthors == ["app", "widget", "importer"])

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 import Synchronization
 
 /// Failures never advance the token past changes that are not in the index.
@@ -118,7 +118,7 @@ struct IndexerFailureTests {
             let failing = Mutex(false)
             let fields: [IndexSchema.Field]
 
-            init(configuration: Configuration) throws {
+            init(configuration: SpotliteConfiguration) throws {
                 fields = try IndexSchema(configuration: configuration).entity(named: "Package").fields
             }
 

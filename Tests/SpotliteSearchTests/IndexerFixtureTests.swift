@@ -2,10 +2,9 @@ import Foundation
 import GRDB
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// The indexer's configuration, not GRDB's (both modules are imported by these tests).
-typealias Configuration = SpotliteSearch.Configuration
 
 /// A store, an index and their configuration in a fresh temporary directory, removed when released.
 ///
@@ -13,7 +12,7 @@ typealias Configuration = SpotliteSearch.Configuration
 /// the command line.
 final class IndexerSandbox: Sendable {
     let directory: String
-    let configuration: Configuration
+    let configuration: SpotliteConfiguration
     let store: SpotliteStore
 
     var storePath: String { configuration.storePath }
@@ -32,7 +31,7 @@ final class IndexerSandbox: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let toml = Self.toml(directory: directory, entities: entities, indexer: indexer, history: history)
         try toml.write(toFile: directory + "/spotlite.toml", atomically: true, encoding: .utf8)
-        configuration = try Configuration(tomlString: toml, source: "test configuration")
+        configuration = try SpotliteConfiguration(tomlString: toml, source: "test configuration")
         if let prepareSQL {
             let queue = try DatabaseQueue(path: configuration.storePath)
             try queue.write { db in try db.execute(sql: prepareSQL) }
@@ -42,7 +41,7 @@ final class IndexerSandbox: Sendable {
     }
 
     /// A sandbox for `base` (e.g. the shipped config/spotlite.toml) with its store and index moved into it.
-    init(configuration base: Configuration) throws {
+    init(configuration base: SpotliteConfiguration) throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("spotlite-indexer-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -92,12 +91,12 @@ final class IndexerSandbox: Sendable {
         """
 
     /// A configuration for the same paths with other entities (e.g. a changed field), as a user would edit it.
-    func editedConfiguration(entities: String, indexer: String = "batch_size = 100") throws -> Configuration {
-        try Configuration(tomlString: Self.toml(directory: directory, entities: entities, indexer: indexer, history: ""),
+    func editedConfiguration(entities: String, indexer: String = "batch_size = 100") throws -> SpotliteConfiguration {
+        try SpotliteConfiguration(tomlString: Self.toml(directory: directory, entities: entities, indexer: indexer, history: ""),
                           source: "edited test configuration")
     }
 
-    func makeIndexer(provider: (any IndexDocumentProvider)? = nil, configuration: Configuration? = nil,
+    func makeIndexer(provider: (any IndexDocumentProvider)? = nil, configuration: SpotliteConfiguration? = nil,
                      store: SpotliteStore? = nil) throws -> SpotliteIndexer {
         try SpotliteIndexer(store: store ?? self.store, configuration: configuration ?? self.configuration,
                             documentProvider: provider)

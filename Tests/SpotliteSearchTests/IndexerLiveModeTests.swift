@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 import Synchronization
 
 /// Live mode: start/stop, reacting to writes from anywhere, coalescing bursts, index-did-update notifications.

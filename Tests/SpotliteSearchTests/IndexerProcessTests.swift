@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// One indexer per index, in one process or several; and a rebuild killed with SIGKILL leaves the old index intact.
 /// The other process is the real `spotlite` command.

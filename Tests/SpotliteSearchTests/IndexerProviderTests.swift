@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// The override point: a document provider that follows a relation, like `attributeSet(for:)` reading a
 /// relationship in Core Spotlight.

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 import Synchronization
 
 /// When and how the index is rebuilt: beside the live generation, switched atomically, with the reason given.

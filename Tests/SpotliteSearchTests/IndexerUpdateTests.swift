@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// `update()`: history after the index's token becomes index changes, committed with the token.
 @Suite("Indexer updates")

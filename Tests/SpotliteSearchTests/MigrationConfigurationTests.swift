@@ -105,8 +105,8 @@ struct MigrationConfigurationTests {
             if let sql { try sql.write(toFile: path + "/migrations/v1-v2.sql", atomically: true, encoding: .utf8) }
         }
 
-        func load(_ toml: String = MusicLibraryFile.document) throws -> SpotliteSearch.Configuration {
-            try SpotliteSearch.Configuration(tomlString: toml, source: "spotlite.toml", baseDirectory: path)
+        func load(_ toml: String = MusicLibraryFile.document) throws -> SpotliteConfiguration {
+            try SpotliteConfiguration(tomlString: toml, source: "spotlite.toml", baseDirectory: path)
         }
 
         func remove() { try? FileManager.default.removeItem(atPath: path) }
@@ -299,7 +299,7 @@ struct MigrationConfigurationTests {
             title = { type = "text" }
             imageURL = { type = "text" }
             """
-        let configuration = try SpotliteSearch.Configuration(tomlString: toml, baseDirectory: "/base")
+        let configuration = try SpotliteConfiguration(tomlString: toml, baseDirectory: "/base")
         #expect(configuration.model?.stages.first?.renames == [
             .entity(from: "Song", to: "Track"), .attribute(entity: "Track", from: "name", to: "imageURL")])
         let manager = try #require(try configuration.stagedMigrationManager())
@@ -308,7 +308,7 @@ struct MigrationConfigurationTests {
     }
 
     @Test func modelsBuiltInSwiftAreCheckedByValidate() throws {
-        var configuration = SpotliteSearch.Configuration(entities: [
+        var configuration = SpotliteConfiguration(entities: [
             EntityConfiguration(name: "Track", key: "id", fields: [.number("id"), .text("title")])])
         configuration.model = ModelConfiguration(version: "v2", stages: [MigrationStageConfiguration(from: "v1", to: "v2")])
         let error = #expect(throws: ConfigurationError.self) { try configuration.validate(source: "Swift") }

@@ -95,7 +95,7 @@ enum MusicLibrary {
          .lightweight(migratingFrom: v2, to: v3)]
     }
 
-    static func configuration(storePath: String, indexPath: String, version: Int) -> SpotliteSearch.Configuration {
+    static func configuration(storePath: String, indexPath: String, version: Int) -> SpotliteConfiguration {
         let entities: [EntityConfiguration]
         if version == 1 {
             entities = [EntityConfiguration(name: "Track", key: "id", fields: [
@@ -108,7 +108,7 @@ enum MusicLibrary {
                 EntityConfiguration(name: "Artist", key: "id", fields: [.text("name", weight: 3, store: true), .stored("imageURL")]),
             ]
         }
-        return SpotliteSearch.Configuration(storePath: storePath, indexPath: indexPath, entities: entities)
+        return SpotliteConfiguration(storePath: storePath, indexPath: indexPath, entities: entities)
     }
 
     /// The v2 mapping follows the relation: a track's document holds its artists' names.

@@ -1,6 +1,5 @@
 import Foundation
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 import Testing
 
 /// The README's "Embedding the library" code, compiled and run, so that it stays true.
@@ -12,7 +11,7 @@ struct ReadmeExampleTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
         // --- README begins
-        let configuration = Configuration(
+        let configuration = SpotliteConfiguration(
             storePath: directory + "/notes.sqlite",
             indexPath: directory + "/search",
             history: HistoryConfiguration(authors: ["app", "widget"]),

@@ -1,8 +1,9 @@
+@testable import SpotliteTooling
 import Foundation
 import GRDB
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// The relevance evaluation helper: query sets as TSV, MRR@10 and success@10, and known-item query generation.
 @Suite("Relevance evaluation")
@@ -171,10 +172,10 @@ enum DebianCorpus {
     }
 
     /// The configuration shipped in the repository (config/spotlite.toml): what users get.
-    static func shippedConfiguration() throws -> Configuration {
+    static func shippedConfiguration() throws -> SpotliteConfiguration {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        return try Configuration(contentsOf: repository.appendingPathComponent("config/spotlite.toml").path)
+        return try SpotliteConfiguration(contentsOf: repository.appendingPathComponent("config/spotlite.toml").path)
     }
 
     /// Imports the packages through the store's importer, as `spotlite import` does.

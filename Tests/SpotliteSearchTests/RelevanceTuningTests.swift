@@ -1,7 +1,8 @@
+import SpotliteTooling
 import Foundation
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// Chooses the ranking defaults by measurement on the whole Debian corpus (63,666 packages). Slow (minutes), so it
 /// runs only when asked:

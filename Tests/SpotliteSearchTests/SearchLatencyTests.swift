@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// Query latency on a real index, for profiling (e.g. under `perf record`). Runs only when given an index and
 /// queries:
@@ -17,7 +17,7 @@ struct SearchLatencyTests {
     @Test("mean latency of the queries, with and without snippets")
     func latency() throws {
         let environment = ProcessInfo.processInfo.environment
-        let configuration = try Configuration(contentsOf: try #require(environment["SPOTLITE_LATENCY_CONFIG"]))
+        let configuration = try SpotliteConfiguration(contentsOf: try #require(environment["SPOTLITE_LATENCY_CONFIG"]))
         let queries = try String(contentsOfFile: try #require(environment["SPOTLITE_LATENCY_QUERIES"]), encoding: .utf8)
             .split(whereSeparator: \.isNewline).map(String.init)
         try #require(!queries.isEmpty)

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// A searcher opened once stays correct while the index is updated, rebuilt, deleted and built again.
 @Suite("Long-lived searchers")

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// An index of the sample catalogue plus a second entity, built through the store and the indexer.
 struct SearchFixture {

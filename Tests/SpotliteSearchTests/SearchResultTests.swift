@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// What comes back: paging, sorting, totals, facets, snippets, spelling corrections and stored fields.
 @Suite("Search results")

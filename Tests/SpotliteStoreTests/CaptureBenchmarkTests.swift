@@ -1,3 +1,4 @@
+import SpotliteTooling
 import Foundation
 import Testing
 @testable import SpotliteStore

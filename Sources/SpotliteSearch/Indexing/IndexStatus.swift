@@ -27,7 +27,7 @@ public struct IndexStatus: Sendable, Hashable {
     public var updatedAt: Date?
 
     /// Reads the status without taking the writer lock: it works while an indexer runs.
-    public init(store: SpotliteStore, configuration: Configuration, indexPath: String? = nil) throws {
+    public init(store: SpotliteStore, configuration: SpotliteConfiguration, indexPath: String? = nil) throws {
         let schema = try IndexSchema(configuration: configuration)
         index = indexPath ?? configuration.indexPath
         let directory = IndexDirectory(path: index)

@@ -27,7 +27,7 @@ public actor SpotliteIndexer {
     /// The store whose history the index follows.
     public nonisolated let store: SpotliteStore
     /// What is indexed, and how.
-    public nonisolated let configuration: Configuration
+    public nonisolated let configuration: SpotliteConfiguration
     /// The index directory.
     public nonisolated let indexPath: String
     /// How long live indexing lets a burst of writes gather before applying them in one update.
@@ -58,7 +58,7 @@ public actor SpotliteIndexer {
     ///   - coalescingDelay: in live mode, how long to let further writes arrive after a change notification before
     ///     updating, so a burst of small writes becomes few index commits.
     /// - Throws: ``SearchError/unknownField(_:reason:)`` when the configuration's fields cannot share one index.
-    public init(store: SpotliteStore, configuration: Configuration, indexPath: String? = nil,
+    public init(store: SpotliteStore, configuration: SpotliteConfiguration, indexPath: String? = nil,
                 documentProvider: (any IndexDocumentProvider)? = nil, coalescingDelay: Duration = .milliseconds(10),
                 logger: Logger? = nil) throws {
         self.store = store

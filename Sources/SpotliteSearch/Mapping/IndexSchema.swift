@@ -48,7 +48,7 @@ struct IndexSchema: Sendable {
     let stopwords: String
     let fingerprint: String
 
-    init(configuration: Configuration) throws {
+    init(configuration: SpotliteConfiguration) throws {
         var slots: [String: UInt32] = [:]
         var fieldsByName: [String: Field] = [:]
         var entities: [String: Entity] = [:]

@@ -10,7 +10,7 @@ import Synchronization
 /// time per searcher; create several searchers for parallel queries).
 public final class IndexSearcher: Sendable {
     /// What the index holds and how it was built (fields, prefixes, language, stopwords).
-    public let configuration: Configuration
+    public let configuration: SpotliteConfiguration
     /// The index directory.
     public let indexPath: String
     /// When given, snippets are cut from the records' current text in the store; otherwise from stored fields.
@@ -49,7 +49,7 @@ public final class IndexSearcher: Sendable {
     ///   - store: when given, snippets are cut from the records' current text in the store, so text fields need
     ///     not be stored in the index.
     ///   - ranking: the weighting parameters (default: Spotlite's measured defaults).
-    public init(configuration: Configuration, indexPath: String? = nil, store: SpotliteStore? = nil,
+    public init(configuration: SpotliteConfiguration, indexPath: String? = nil, store: SpotliteStore? = nil,
                 ranking: RankingOptions = .tuned) throws {
         self.configuration = configuration
         self.indexPath = indexPath ?? configuration.indexPath

@@ -26,7 +26,7 @@ public enum AuthorFilter: Sendable, Hashable {
         }
     }
 
-    static func placeholders(_ count: Int) -> String {
+    package static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ",")
     }
 }

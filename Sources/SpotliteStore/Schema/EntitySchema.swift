@@ -1,7 +1,7 @@
 import GRDB
 
 /// Creates the table of an entity when missing, or checks that an existing one fits the entity.
-enum EntitySchema {
+package enum EntitySchema {
     /// A column of an existing table, as SQLite describes it.
     struct Column {
         var name: String
@@ -30,7 +30,7 @@ enum EntitySchema {
         return columns
     }
 
-    static func createTableSQL(_ entity: EntityDescription) -> String {
+    package static func createTableSQL(_ entity: EntityDescription) -> String {
         let definitions = entity.columns.map { column -> String in
             let name = Identifier.quoted(column.name)
             guard column.name == entity.key else {

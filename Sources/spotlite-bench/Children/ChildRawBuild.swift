@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import SpotliteSearch
+import Spotlite
 
 /// `spotlite-bench child-raw-build`: one raw engine build (see ``RawIndexer``) in a process of its own, so that it
 /// is timed in the same conditions as Spotlite's rebuild child, and so that it can be profiled alone
@@ -33,7 +33,7 @@ struct ChildRawBuild: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = try SpotliteSearch.Configuration(contentsOf: config, baseDirectory: FileManager.default.currentDirectoryPath)
+        let configuration = try SpotliteConfiguration(contentsOf: config, baseDirectory: FileManager.default.currentDirectoryPath)
         guard let description = entity.map({ configuration.entity(named: $0) }) ?? configuration.entities.first else {
             throw BenchError("the configuration \(config) has no entity \(entity ?? "at all")")
         }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// `spotlite-bench child-rebuild`: rebuilds an index from a store and prints one JSON line, in a process of its
 /// own so that its peak memory is the rebuild's alone.
@@ -24,7 +23,7 @@ struct ChildRebuild: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = try Configuration(contentsOf: config, baseDirectory: FileManager.default.currentDirectoryPath)
+        var configuration = try SpotliteConfiguration(contentsOf: config, baseDirectory: FileManager.default.currentDirectoryPath)
         configuration.storePath = store
         configuration.indexPath = index
         guard FileManager.default.fileExists(atPath: store) else {

@@ -1,8 +1,7 @@
 import ArgumentParser
 import Foundation
 import GRDB
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,7 +32,7 @@ struct ChildWriter: ParsableCommand {
         guard count >= 1, intervalMs >= 0 else {
             throw BenchError("--count must be at least 1 and --interval-ms at least 0")
         }
-        var configuration = try SpotliteSearch.Configuration(contentsOf: config, baseDirectory: FileManager.default.currentDirectoryPath)
+        var configuration = try SpotliteConfiguration(contentsOf: config, baseDirectory: FileManager.default.currentDirectoryPath)
         configuration.storePath = store
         guard let description = configuration.entity(named: entity) else {
             throw BenchError("the configuration has no entity \(entity)")

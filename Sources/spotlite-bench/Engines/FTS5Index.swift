@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SpotliteSearch
+import Spotlite
 
 /// The SQLite baseline: the records in a plain table and an external-content FTS5 table over its text fields, kept in
 /// step by triggers, with the porter tokenizer, ranked by `bm25()` with the configured field weights.
@@ -17,7 +17,7 @@ final class FTS5Index {
 
     /// Creates the database at `path` (replacing any) and inserts the records in transactions of 1,000 rows,
     /// the triggers filling the full-text index.
-    init(records: [Corpus.Record], configuration: SpotliteSearch.Configuration, entity name: String, path: String) throws {
+    init(records: [Corpus.Record], configuration: SpotliteConfiguration, entity name: String, path: String) throws {
         guard let entity = configuration.entity(named: name) else {
             throw BenchError("the configuration has no entity \(name)")
         }

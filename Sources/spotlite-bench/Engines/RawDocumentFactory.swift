@@ -1,5 +1,5 @@
 import Foundation
-import SpotliteSearch
+import Spotlite
 
 /// Builds, from an in-memory record, the very document Spotlite's indexer builds from the same row: the same id and
 /// entity terms, text fields with their weights and prefixed copies and a position gap between fields, keyword
@@ -41,7 +41,7 @@ final class RawDocumentFactory {
     /// Keyword values longer than this are left out, as the indexer does (Xapian's term limit is 245 bytes).
     private static let maximumKeywordBytes = 200
 
-    init(configuration: Configuration, entity name: String, variations: Variations,
+    init(configuration: SpotliteConfiguration, entity name: String, variations: Variations,
          spellingDatabase: XapianWritableDatabase?) throws {
         guard let entity = configuration.entity(named: name) else {
             throw BenchError("the configuration has no entity \(name); pass --entity with one of: \(configuration.entities.map(\.name).joined(separator: ", "))")

@@ -1,5 +1,5 @@
 import Foundation
-import SpotliteSearch
+import Spotlite
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -28,7 +28,7 @@ enum RawIndexer {
         var documents: Int
     }
 
-    static func build(records: [Corpus.Record], configuration: Configuration, entity: String, path: String,
+    static func build(records: [Corpus.Record], configuration: SpotliteConfiguration, entity: String, path: String,
                       options: Options) throws -> Outcome {
         if options.pipelined && options.variations.spelling {
             throw BenchError("a pipelined raw build cannot record spelling data (the term generator would write to the database from the builder thread)")
@@ -72,7 +72,7 @@ enum RawIndexer {
         var error: String?
     }
 
-    private static func writePipelined(records: [Corpus.Record], configuration: Configuration, entity: String,
+    private static func writePipelined(records: [Corpus.Record], configuration: SpotliteConfiguration, entity: String,
                                        writer: XapianWritableDatabase, variations: RawDocumentFactory.Variations) throws {
         let queue = Mutex<[Batch]>([])
         let free = DispatchSemaphore(value: 8)

@@ -1,4 +1,5 @@
-import SpotliteStore
+import SpotliteTooling
+import Spotlite
 
 /// Figure 1: importing the corpus with history capture vs without (SpotliteStore's ``CaptureBenchmark``: the same
 /// batched upserts of 1,000 rows per transaction into a plain WAL database and into a store whose triggers record

@@ -1,6 +1,5 @@
 import Foundation
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 import Synchronization
 
 /// Figure 4: freshness in live mode. This process runs a live indexer (``SpotliteIndexer/start()``) and subscribes to

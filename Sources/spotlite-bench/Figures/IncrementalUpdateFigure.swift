@@ -1,7 +1,7 @@
+import SpotliteTooling
 import Foundation
 import GRDB
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// Figure 3: applying history to an up-to-date index, as `spotlite index update` does (``SpotliteIndexer/update()``):
 /// after 1,000 single-row transactions, and after one transaction updating 10,000 rows. Each update changes the

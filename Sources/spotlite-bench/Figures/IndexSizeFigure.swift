@@ -1,5 +1,5 @@
 import Foundation
-import SpotliteSearch
+import Spotlite
 
 /// Figure 6: the size of Spotlite's index against the raw loop's index (same documents, no Spotlite metadata) and
 /// against FTS5's index tables, as built and after compaction (Xapian `compact` at level full; FTS5 `optimize`

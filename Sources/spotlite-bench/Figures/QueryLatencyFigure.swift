@@ -1,5 +1,5 @@
 import Foundation
-import SpotliteSearch
+import Spotlite
 
 /// Figure 5: latency of two- and three-word queries through Spotlite's query API (``IndexSearcher``, top 10, no
 /// snippets) and through SQLite FTS5 (`MATCH` ordered by `bm25()` with the same field weights, top 10, keys fetched),

@@ -1,5 +1,6 @@
+import SpotliteTooling
 import Foundation
-import SpotliteSearch
+import Spotlite
 
 /// Figure 2: Spotlite's full rebuild (store snapshot → documents → new generation → fsync → switch) against the
 /// raw engine loop with identical term generation and no store, then the engine's own levers against the naive loop.

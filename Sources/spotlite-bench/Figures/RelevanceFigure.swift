@@ -1,5 +1,5 @@
 import Foundation
-import SpotliteSearch
+import Spotlite
 
 /// Figure 8: known-item retrieval. Each query is two or three random words of one record's summary (descriptive
 /// field); that record is the one right answer (see ``QueryWorkload/knownItems(records:key:field:count:seed:)``).

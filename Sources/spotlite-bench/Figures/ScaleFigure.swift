@@ -1,5 +1,5 @@
 import Foundation
-import SpotliteSearch
+import Spotlite
 
 /// Figure 7 (second half), behind `--scale`: a store of `scaleRecords` records derived from the corpus (see
 /// ``ScaleDerivation``), imported through the ``RecordImporter``; a full rebuild in a child process (time and peak

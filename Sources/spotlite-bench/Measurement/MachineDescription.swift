@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SpotliteSearch
+import Spotlite
 #if canImport(Glibc)
 import Glibc
 #endif

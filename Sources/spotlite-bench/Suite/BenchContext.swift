@@ -1,6 +1,5 @@
 import Foundation
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// What the figures share: the configuration (paths moved into the work directory), the corpus, and artifacts built
 /// once on first use: the imported store, Spotlite's index of it, the FTS5 database.
@@ -8,7 +7,7 @@ import SpotliteStore
 /// Used from the suite's one task only.
 final class BenchContext {
     let settings: RunSettings
-    let configuration: Configuration
+    let configuration: SpotliteConfiguration
     let configurationPath: String
     let entity: EntityConfiguration
     let corpus: Corpus
@@ -20,7 +19,7 @@ final class BenchContext {
     /// How long building the FTS5 database took.
     private(set) var ftsBuildSeconds = Double.nan
 
-    init(settings: RunSettings, configuration: Configuration, configurationPath: String, entity: EntityConfiguration,
+    init(settings: RunSettings, configuration: SpotliteConfiguration, configurationPath: String, entity: EntityConfiguration,
          corpus: Corpus, workDirectory: String) {
         var configuration = configuration
         configuration.storePath = workDirectory + "/store.sqlite"

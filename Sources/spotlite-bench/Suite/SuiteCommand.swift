@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import SpotliteSearch
+import Spotlite
 
 /// The suite: prepares the corpus, runs the chosen figures in order, prints the table, writes the JSON.
 struct SuiteCommand: AsyncParsableCommand {
@@ -74,13 +74,13 @@ struct SuiteCommand: AsyncParsableCommand {
     func run() async throws {
         let started = Stopwatch.nanoseconds()
         let currentDirectory = FileManager.default.currentDirectoryPath
-        let configurationPath = Configuration.resolvePath(config, against: currentDirectory)
-        let configuration = try Configuration(contentsOf: configurationPath, baseDirectory: currentDirectory)
+        let configurationPath = SpotliteConfiguration.resolvePath(config, against: currentDirectory)
+        let configuration = try SpotliteConfiguration(contentsOf: configurationPath, baseDirectory: currentDirectory)
         guard let entity = entity.map({ configuration.entity(named: $0) }) ?? configuration.entities.first else {
             throw BenchError(entity.map { "the configuration \(config) has no entity \($0); entities: \(configuration.entities.map(\.name).joined(separator: ", "))" }
                 ?? "the configuration \(config) describes no entity; pass --config with one that does")
         }
-        let work = workDirectory.map { Configuration.resolvePath($0, against: currentDirectory) }
+        let work = workDirectory.map { SpotliteConfiguration.resolvePath($0, against: currentDirectory) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-bench-\(UUID().uuidString)").path
         let removeWork = workDirectory == nil
         do {
@@ -94,7 +94,7 @@ struct SuiteCommand: AsyncParsableCommand {
             runs: runs, slowRuns: slowRuns, queries: queries, knownItems: knownItems, freshnessWrites: freshnessWrites,
             freshnessIntervalMilliseconds: freshnessIntervalMs, singleRowTransactions: singleRowTransactions,
             batchRows: batchRows, leverRecords: leverRecords, scale: scale, scaleRecords: scaleRecords)
-        let corpusPath = Configuration.resolvePath(corpus, against: currentDirectory)
+        let corpusPath = SpotliteConfiguration.resolvePath(corpus, against: currentDirectory)
         Progress.note("reading \(corpusPath)")
         let prepared = try Corpus.prepare(source: corpusPath, limit: limit, key: entity.key,
                                           destination: work + "/corpus.jsonl")
@@ -153,7 +153,7 @@ struct SuiteCommand: AsyncParsableCommand {
         print("")
         print(ResultTable.render(report.table))
         if let jsonOutput {
-            try report.write(to: Configuration.resolvePath(jsonOutput, against: currentDirectory))
+            try report.write(to: SpotliteConfiguration.resolvePath(jsonOutput, against: currentDirectory))
         }
     }
 }

@@ -1,3 +1,4 @@
+import SpotliteTooling
 /// Query sets drawn from the corpus with a fixed seed, so every run and every machine asks the same questions.
 ///
 /// Words are lower-case ASCII letters, at least 3 long, not English stop words (so FTS5, which keeps stop words,

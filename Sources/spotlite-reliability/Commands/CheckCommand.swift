@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import SpotliteSearch
+import Spotlite
 
 /// Runs the invariant check on an existing store and index.
 struct CheckCommand: ParsableCommand {
@@ -13,7 +13,7 @@ struct CheckCommand: ParsableCommand {
     @Flag(help: "Do not require the index to be at the store's current token.") var allowBehind = false
 
     func run() throws {
-        let configuration = try Configuration(contentsOf: config)
+        let configuration = try SpotliteConfiguration(contentsOf: config)
         let outcome = try InvariantChecker(configuration: configuration)
             .check(InvariantChecker.Options(expectCaughtUp: !allowBehind, ledger: ledger))
         let report = SuiteReport(suite: "check", verbose: false)

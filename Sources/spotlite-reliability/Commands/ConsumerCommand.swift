@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// A child process of the concurrency suite: the slow second history consumer.
 struct ConsumerCommand: ParsableCommand {
@@ -15,7 +14,7 @@ struct ConsumerCommand: ParsableCommand {
     @Option(help: "Stop once this file exists and the consumer has caught up.") var stopFile: String
 
     func run() throws {
-        let configuration = try Configuration(contentsOf: config)
+        let configuration = try SpotliteConfiguration(contentsOf: config)
         let store = try SpotliteStore(path: configuration.storePath, model: configuration.storeModel)
         let consumer = SlowConsumer(store: store, author: author, pageSize: max(1, page),
                                     pauseMicroseconds: UInt32(max(0, pauseMs) * 1000))

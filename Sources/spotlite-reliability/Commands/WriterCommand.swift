@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// A child process of the suites: writes through the library and prints a JSON summary.
 struct WriterCommand: ParsableCommand {
@@ -17,7 +16,7 @@ struct WriterCommand: ParsableCommand {
     @Option(help: "Pause between transactions, in milliseconds.") var pauseMs: Int = 0
 
     func run() throws {
-        let configuration = try Configuration(contentsOf: config)
+        let configuration = try SpotliteConfiguration(contentsOf: config)
         let store = try SpotliteStore(path: configuration.storePath, model: configuration.storeModel)
         let writer = LibraryWriter(store: store, author: author,
                                    script: WriteScript(seed: seed, namespace: namespace, sharedKeys: sharedKeys))

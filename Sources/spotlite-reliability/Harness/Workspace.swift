@@ -1,5 +1,5 @@
 import Foundation
-import SpotliteSearch
+import Spotlite
 
 /// A scratch directory for one suite run: its configuration, store, index and the output of every child process.
 /// Removed at the end unless `--keep` was given.
@@ -62,8 +62,8 @@ final class Workspace {
     }
 
     /// The configuration the suites share, loaded as the command loads it.
-    func loadConfiguration() throws -> Configuration {
-        try Configuration(contentsOf: configurationPath, baseDirectory: root)
+    func loadConfiguration() throws -> SpotliteConfiguration {
+        try SpotliteConfiguration(contentsOf: configurationPath, baseDirectory: root)
     }
 
     /// Output file paths for the next child.

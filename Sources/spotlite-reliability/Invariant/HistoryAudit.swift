@@ -1,5 +1,5 @@
 import GRDB
-import SpotliteStore
+import Spotlite
 
 /// Checks Spotlite's history tables in one read transaction:
 ///

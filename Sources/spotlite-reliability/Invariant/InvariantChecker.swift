@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// Checks the promise every suite relies on, reading the store with GRDB and the index back through the library:
 ///
@@ -32,7 +31,7 @@ struct InvariantChecker {
         var changes = 0
     }
 
-    let configuration: SpotliteSearch.Configuration
+    let configuration: SpotliteConfiguration
 
     func check(_ options: Options = Options()) throws -> Outcome {
         var outcome = Outcome()

@@ -1,6 +1,5 @@
 import Foundation
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -185,7 +184,7 @@ extension BadInputSuite {
         report.figure("full disk", "import, rebuild and update each stopped by a file size limit: \(importRun.errorLine.prefix(120)) | \(rebuildRun.errorLine.prefix(120)) | \(updateRun.errorLine.prefix(120))")
     }
 
-    func historyProblems(_ configuration: SpotliteSearch.Configuration) -> [String] {
+    func historyProblems(_ configuration: SpotliteConfiguration) -> [String] {
         do {
             let store = try SpotliteStore(path: configuration.storePath, model: configuration.storeModel,
                                           options: StoreOptions(readOnly: true))
@@ -195,7 +194,7 @@ extension BadInputSuite {
         }
     }
 
-    func invariantProblems(of configuration: SpotliteSearch.Configuration) -> [String] {
+    func invariantProblems(of configuration: SpotliteConfiguration) -> [String] {
         do {
             return try InvariantChecker(configuration: configuration).check().problems
         } catch {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SpotliteStore
+import Spotlite
 
 extension BadInputSuite {
     /// Malformed JSON Lines stop the import at their line, with the batches before committed and nothing after; awkward

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 extension BadInputSuite {
     /// Names and values that could inject SQL are either refused (entity and field names: see the configuration
@@ -71,7 +70,7 @@ extension BadInputSuite {
     }
 
     /// The newest token of the store.
-    static func newestToken(_ configuration: SpotliteSearch.Configuration) throws -> Int64 {
+    static func newestToken(_ configuration: SpotliteConfiguration) throws -> Int64 {
         let store = try SpotliteStore(path: configuration.storePath, model: configuration.storeModel,
                                       options: StoreOptions(readOnly: true))
         return try store.currentToken()?.rawValue ?? 0

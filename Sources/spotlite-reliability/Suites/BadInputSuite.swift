@@ -1,7 +1,7 @@
+import SpotliteTooling
 import Foundation
 import GRDB
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// Bad input: a query fuzzer (through the Swift API and through `spotlite search`), malformed configuration files,
 /// malformed JSON Lines, names and values that could inject SQL, a corrupt index, missing and read-only directories,
@@ -23,7 +23,7 @@ struct BadInputSuite {
     let report: SuiteReport
     let settings: Settings
     var random: SeededGenerator
-    let configuration: SpotliteSearch.Configuration
+    let configuration: SpotliteConfiguration
 
     init(workspace: Workspace, report: SuiteReport, settings: Settings, seed: UInt64) throws {
         self.workspace = workspace

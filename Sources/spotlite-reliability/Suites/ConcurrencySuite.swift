@@ -1,7 +1,7 @@
+import SpotliteTooling
 import Foundation
 import GRDB
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// Concurrency under load: two library writers (authors `writer-a`, `writer-b`) and two plain `sqlite3` writers run
 /// thousands of transactions each, while `spotlite index watch` follows them, `spotlite history clean` runs in a loop,
@@ -34,7 +34,7 @@ struct ConcurrencySuite {
     let report: SuiteReport
     let settings: Settings
     private var random: SeededGenerator
-    private let configuration: SpotliteSearch.Configuration
+    private let configuration: SpotliteConfiguration
 
     init(workspace: Workspace, report: SuiteReport, settings: Settings, seed: UInt64) throws {
         self.workspace = workspace

@@ -1,7 +1,7 @@
+import SpotliteTooling
 import Foundation
 import GRDB
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// Crash consistency: runs `index update`, `index rebuild`, `index watch`, `import`, a library writer and a plain
 /// `sqlite3` writer in child processes, kills each with SIGKILL at a random moment of its run, then completes an
@@ -41,7 +41,7 @@ struct CrashSuite {
     /// Draws one trial's choices (kill point, writers' seeds, import contents), seeded by the suite's seed and the
     /// trial's number: trial N makes the same choices in every run with the same seed.
     private var trialRandom: SeededGenerator
-    private var configuration: SpotliteSearch.Configuration
+    private var configuration: SpotliteConfiguration
     /// How long an uninterrupted run of each kind takes: kills land uniformly over that span (and a bit past it).
     private var durations: [Kind: Double] = [:]
     private var killedMidRun: [Kind: Int] = [:]

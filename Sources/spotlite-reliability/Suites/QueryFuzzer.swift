@@ -1,5 +1,5 @@
 import Foundation
-import SpotliteSearch
+import Spotlite
 import Synchronization
 
 /// Fuzzes the query path through the Swift API (`IndexSearcher.search`), in this process: query text from

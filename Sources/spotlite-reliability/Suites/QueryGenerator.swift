@@ -1,3 +1,4 @@
+import SpotliteTooling
 /// Seeded hostile query text: Xapian syntax fragments in random order (operators without operands, unbalanced
 /// quotes and brackets, field prefixes known and unknown, ranges, wildcards), control characters and NUL, the
 /// replacement character that invalid UTF-8 decodes to, combining marks, and huge inputs.

@@ -1,7 +1,7 @@
+import SpotliteTooling
 import Foundation
 import GRDB
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// Resource bounds: a 10 MB text field, one batch transaction of many rows (inserted, updated, deleted), and tens of
 /// thousands of distinct keyword values (facets and filters over them). Each step runs as a child process, timed, with
@@ -53,14 +53,14 @@ struct ResourcesSuite {
     // MARK: - Helpers
 
     /// A fresh store and index under `name`, with the suites' configuration; returns the configuration path.
-    private func prepareDirectory(_ name: String) throws -> (path: String, configuration: SpotliteSearch.Configuration) {
+    private func prepareDirectory(_ name: String) throws -> (path: String, configuration: SpotliteConfiguration) {
         let directory = workspace.path(name)
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/spotlite.toml"
         try workspace.write(ItemModel.configuration(storePath: directory + "/store.sqlite", indexPath: directory + "/search",
                                                     batchSize: 1000, bodyStored: false), to: name + "/spotlite.toml")
-        return (path, try SpotliteSearch.Configuration(contentsOf: path))
+        return (path, try SpotliteConfiguration(contentsOf: path))
     }
 
     /// Runs `spotlite arguments…` with the configuration at `configuration`, and measures it.
@@ -77,7 +77,7 @@ struct ResourcesSuite {
     }
 
     /// The invariant for a directory made by ``prepareDirectory(_:)``.
-    private func invariant(_ configuration: SpotliteSearch.Configuration) -> [String] {
+    private func invariant(_ configuration: SpotliteConfiguration) -> [String] {
         do {
             return try InvariantChecker(configuration: configuration)
                 .check(InvariantChecker.Options(expectCaughtUp: true, ledger: false, keyLookups: 200)).problems

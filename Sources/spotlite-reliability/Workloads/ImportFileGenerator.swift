@@ -1,13 +1,13 @@
+import SpotliteTooling
 import Foundation
 import GRDB
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 /// JSON Lines for `spotlite import` that keep the `rev` ledger: new keys with rev 0, existing keys with their current
 /// rev plus one, and deletes of existing keys. Each key appears once, so every line changes exactly one row and every
 /// batch of the import is exactly `batch` changes of history.
 struct ImportFileGenerator {
-    let configuration: SpotliteSearch.Configuration
+    let configuration: SpotliteConfiguration
 
     /// The current `rev` of every Item, by id.
     func currentRevisions() throws -> [String: Int] {

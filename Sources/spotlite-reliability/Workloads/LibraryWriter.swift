@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SpotliteStore
+import Spotlite
 
 /// A writer through the Swift library: each transaction of its ``WriteScript`` is one `SpotliteStore.write` with its
 /// author and the context `author#seq`, which lets a consumer tell exactly which transactions it has seen.

@@ -1,3 +1,4 @@
+import SpotliteTooling
 /// Seeded records and text. Values include quotes, semicolons, SQL comment markers and non-ASCII text, so that every
 /// suite also exercises quoting on its way through SQL, JSON and the index.
 struct RecordGenerator {

@@ -1,5 +1,5 @@
 import Foundation
-import SpotliteStore
+import Spotlite
 
 /// A second history consumer that reads slowly: a page of transactions at a time, a pause between pages, its
 /// position saved in the store after each page. It is a required author of cleanup, so the cleaner must never delete

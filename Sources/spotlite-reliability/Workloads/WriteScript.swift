@@ -1,3 +1,4 @@
+import SpotliteTooling
 /// The transactions a writer runs, as SQL text: the same mix for the library writers and the plain `sqlite3` ones —
 /// single-row upserts, updates and deletes, and batch statements (`UPDATE … WHERE`, `INSERT … SELECT`, `DELETE … WHERE`)
 /// over the writer's own keys and a range of keys shared by every writer.

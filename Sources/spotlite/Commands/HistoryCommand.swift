@@ -1,8 +1,7 @@
 import ArgumentParser
 import Foundation
 import GRDB
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,7 +35,7 @@ struct DemoCommand: AsyncParsableCommand {
         let configurationPath = directory + "/spotlite.toml"
         let toml = Self.configurationText(directory: directory)
         try Data(toml.utf8).write(to: URL(fileURLWithPath: configurationPath))
-        let configuration = try Configuration(tomlString: toml, source: configurationPath,
+        let configuration = try SpotliteConfiguration(tomlString: toml, source: configurationPath,
                                               baseDirectory: fileManager.currentDirectoryPath)
 
         section("1. The catalog")

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
-import SpotliteSearch
-import SpotliteStore
+import Spotlite
 
 extension SearchError: ProductError {}
 extension StoreError: ProductError {}
@@ -12,25 +11,25 @@ extension ConfigurationError: ProductError {}
 /// What a command works with: the configuration (file and overrides), and the store and index it names.
 struct CommandEnvironment {
     let options: GlobalOptions
-    let configuration: SpotliteSearch.Configuration
+    let configuration: SpotliteConfiguration
     let configurationSource: String?
 
     init(options: GlobalOptions) throws {
         self.options = options
         let currentDirectory = FileManager.default.currentDirectoryPath
-        var configuration: SpotliteSearch.Configuration
+        var configuration: SpotliteConfiguration
         if let path = options.config {
-            configuration = try Configuration(contentsOf: path, baseDirectory: currentDirectory)
+            configuration = try SpotliteConfiguration(contentsOf: path, baseDirectory: currentDirectory)
             configurationSource = path
-        } else if FileManager.default.fileExists(atPath: Configuration.defaultPath) {
-            configuration = try Configuration(contentsOf: Configuration.defaultPath, baseDirectory: currentDirectory)
-            configurationSource = Configuration.defaultPath
+        } else if FileManager.default.fileExists(atPath: SpotliteConfiguration.defaultPath) {
+            configuration = try SpotliteConfiguration(contentsOf: SpotliteConfiguration.defaultPath, baseDirectory: currentDirectory)
+            configurationSource = SpotliteConfiguration.defaultPath
         } else {
-            configuration = Configuration()
+            configuration = SpotliteConfiguration()
             configurationSource = nil
         }
-        if let store = options.store { configuration.storePath = Configuration.resolvePath(store, against: currentDirectory) }
-        if let index = options.index { configuration.indexPath = Configuration.resolvePath(index, against: currentDirectory) }
+        if let store = options.store { configuration.storePath = SpotliteConfiguration.resolvePath(store, against: currentDirectory) }
+        if let index = options.index { configuration.indexPath = SpotliteConfiguration.resolvePath(index, against: currentDirectory) }
         self.configuration = configuration
     }
 

@@ -21,7 +21,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable, Hash
         case conflict
     }
 
-    /// The file the configuration came from, as the caller named it, or a label such as `Configuration` for one
+    /// The file the configuration came from, as the caller named it, or a label such as `SpotliteConfiguration` for one
     /// built in Swift.
     public let source: String
     /// The dotted TOML key path of the offending key (`entities.Package.fields.size.type`); empty for errors about
@@ -40,7 +40,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable, Hash
         self.message = message
     }
 
-    init(source: String, at path: ConfigurationKeyPath, kind: Kind, _ message: String) {
+    package init(source: String, at path: ConfigurationKeyPath, kind: Kind, _ message: String) {
         self.init(source: source, keyPath: path.description, kind: kind, message: message)
     }
 

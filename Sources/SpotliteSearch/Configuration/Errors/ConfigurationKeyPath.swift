@@ -1,32 +1,32 @@
 /// A dotted key path inside a configuration file, rendered the way TOML writes it, so that an error points at
 /// exactly the key a user has to edit (`entities.Package.fields.size.type`).
-struct ConfigurationKeyPath: Hashable, Sendable, CustomStringConvertible {
+package struct ConfigurationKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// The root of the document.
-    static let root = ConfigurationKeyPath(components: [])
+    package static let root = ConfigurationKeyPath(components: [])
 
-    let components: [String]
+    package let components: [String]
 
     /// A path made of the given keys.
-    init(_ components: String...) {
+    package init(_ components: String...) {
         self.components = components
     }
 
-    init(components: [String]) {
+    package init(components: [String]) {
         self.components = components
     }
 
     /// The path one level deeper.
-    func appending(_ key: String) -> ConfigurationKeyPath {
+    package func appending(_ key: String) -> ConfigurationKeyPath {
         ConfigurationKeyPath(components: components + [key])
     }
 
-    var description: String {
+    package var description: String {
         components.map(Self.render).joined(separator: ".")
     }
 
     /// Bare keys stay bare; anything else is quoted like a TOML basic string, so that a hostile name such as
     /// `Package; DROP TABLE x` reads as the single key it is.
-    static func render(_ key: String) -> String {
+    package static func render(_ key: String) -> String {
         let isBare = !key.isEmpty && key.unicodeScalars.allSatisfy { scalar in
             switch scalar {
             case "A"..."Z", "a"..."z", "0"..."9", "_", "-": true
@@ -37,7 +37,7 @@ struct ConfigurationKeyPath: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A string written as a TOML basic string: quotes, backslashes and control characters escaped.
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -2,14 +2,14 @@
 ///
 /// Deliberately narrow: no bare numbers ("7": seconds or days?), no fractions ("1.5d": write "36h"), no weeks, no
 /// spaces or signs, nothing beyond a hundred years, no zero (a zero interval would clean on every change; a zero maximum would purge everything).
-enum DurationText {
+package enum DurationText {
     /// A hundred years: longer intervals mean "never", and would overflow date arithmetic long before `Int64` does.
-    static let maximumSeconds: Int64 = 36_500 * 86_400
+    package static let maximumSeconds: Int64 = 36_500 * 86_400
 
     private static let secondsPerUnit: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
 
     /// The duration `text` denotes, or nil when it is not one.
-    static func parse(_ text: String) -> Duration? {
+    package static func parse(_ text: String) -> Duration? {
         guard let unit = text.last, let multiplier = secondsPerUnit[unit] else { return nil }
         let digits = text.dropLast()
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
@@ -20,7 +20,7 @@ enum DurationText {
     }
 
     /// The shortest text that parses back to `duration`, for messages; sub-second durations are shown in seconds.
-    static func format(_ duration: Duration) -> String {
+    package static func format(_ duration: Duration) -> String {
         let seconds = duration.components.seconds
         guard duration.components.attoseconds == 0, seconds > 0 else { return "\(duration)" }
         for (unit, size) in [("d", Int64(86400)), ("h", 3600), ("m", 60)] where seconds % size == 0 {

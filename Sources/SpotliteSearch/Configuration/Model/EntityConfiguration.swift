@@ -9,7 +9,7 @@ public struct EntityConfiguration: Sendable, Hashable {
     /// The indexed columns, in file order.
     public var fields: [FieldConfiguration]
 
-    /// Creates an entity; call ``Configuration/validate(source:)`` to check it.
+    /// Creates an entity; call ``SpotliteConfiguration/validate(source:)`` to check it.
     public init(name: String, key: String, preserveOnDelete: [String] = [], fields: [FieldConfiguration]) {
         self.name = name
         self.key = key

@@ -2,7 +2,7 @@
 ///
 /// Which options apply depends on `type`: `weight` and `prefix` on `text`; `facet` and `separator` on `keyword`;
 /// `sortable` on `number` and `date`; `store` on every type (`stored` fields are always stored).
-/// ``Configuration/validate(source:)`` rejects options set on a type they do not apply to.
+/// ``SpotliteConfiguration/validate(source:)`` rejects options set on a type they do not apply to.
 public struct FieldConfiguration: Sendable, Hashable {
     /// The largest accepted `weight`: Xapian keeps within-document frequencies in 32 bits, and weights beyond this
     /// add nothing to ranking but risk overflowing them on long texts.

@@ -3,7 +3,7 @@
 struct ConfigurationValidator {
     let source: String
 
-    func validate(_ configuration: Configuration) throws(ConfigurationError) {
+    func validate(_ configuration: SpotliteConfiguration) throws(ConfigurationError) {
         try validatePaths(of: configuration)
         try validateHistory(configuration.history, indexerAuthor: configuration.indexer.author)
         try validateIndexer(configuration.indexer)
@@ -12,21 +12,21 @@ struct ConfigurationValidator {
 
     // MARK: - Paths, history, indexer
 
-    private func validatePaths(of configuration: Configuration) throws(ConfigurationError) {
+    private func validatePaths(of configuration: SpotliteConfiguration) throws(ConfigurationError) {
         let store = ConfigurationKeyPath("store"), index = ConfigurationKeyPath("index")
         if configuration.storePath.isEmpty {
-            throw error(at: store, .invalidValue, "expected \(Expectation.path), e.g. \"\(Configuration.defaultStorePath)\"; found \"\"")
+            throw error(at: store, .invalidValue, "expected \(Expectation.path), e.g. \"\(SpotliteConfiguration.defaultStorePath)\"; found \"\"")
         }
         if configuration.indexPath.isEmpty {
-            throw error(at: index, .invalidValue, "expected \(Expectation.path), e.g. \"\(Configuration.defaultIndexPath)\"; found \"\"")
+            throw error(at: index, .invalidValue, "expected \(Expectation.path), e.g. \"\(SpotliteConfiguration.defaultIndexPath)\"; found \"\"")
         }
-        let base = Configuration.currentDirectory
-        if Configuration.resolvePath(configuration.storePath, against: base)
-            == Configuration.resolvePath(configuration.indexPath, against: base) {
+        let base = SpotliteConfiguration.currentDirectory
+        if SpotliteConfiguration.resolvePath(configuration.storePath, against: base)
+            == SpotliteConfiguration.resolvePath(configuration.indexPath, against: base) {
             throw error(
                 at: index, .conflict,
                 "expected a path other than the store's; found \(ConfigurationKeyPath.quoted(configuration.indexPath)) for both; "
-                    + "give the index its own directory, e.g. \"\(Configuration.defaultIndexPath)\""
+                    + "give the index its own directory, e.g. \"\(SpotliteConfiguration.defaultIndexPath)\""
             )
         }
     }

@@ -1,9 +1,9 @@
 extension FieldType {
     /// Every type-specific option key of a field table (`type` and `store` apply to all types).
-    static let optionKeys: Set<String> = ["weight", "prefix", "facet", "separator", "sortable"]
+    package static let optionKeys: Set<String> = ["weight", "prefix", "facet", "separator", "sortable"]
 
     /// The type-specific option keys this type accepts.
-    var optionKeys: Set<String> {
+    package var optionKeys: Set<String> {
         switch self {
         case .text: ["weight", "prefix"]
         case .keyword: ["facet", "separator"]
@@ -13,7 +13,7 @@ extension FieldType {
     }
 
     /// Whether queries name this field by its own name: `field:value` filters and `field:LOW..HIGH` ranges.
-    var isQueriedByName: Bool {
+    package var isQueriedByName: Bool {
         switch self {
         case .keyword, .number, .date: true
         case .text, .stored: false

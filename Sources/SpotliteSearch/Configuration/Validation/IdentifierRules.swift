@@ -1,23 +1,23 @@
 /// Entity and column names become SQLite table and column names and Xapian term prefixes, so they are held to a
 /// strict identifier syntax and kept clear of names the store and the importer use themselves.
-enum IdentifierRules {
+package enum IdentifierRules {
     /// Long enough for any sensible name, short enough to keep Xapian terms under their 245-byte limit.
-    static let maximumLength = 64
+    package static let maximumLength = 64
 
     /// Prefixes of tables and columns that belong to Spotlite's own bookkeeping or to SQLite; compared ignoring
     /// case, as SQLite compares names.
-    static let reservedPrefixes = ["spotlite_", "sqlite_"]
+    package static let reservedPrefixes = ["spotlite_", "sqlite_"]
 
     /// Column names with a meaning of their own: SQLite's implicit row id, and the importer's delete marker.
-    static let reservedColumnNames = ["rowid", "oid", "_rowid_", "_delete"]
+    package static let reservedColumnNames = ["rowid", "oid", "_rowid_", "_delete"]
 
     /// Why `name` cannot be an entity name, or nil when it can.
-    static func problemWithEntityName(_ name: String) -> String? {
+    package static func problemWithEntityName(_ name: String) -> String? {
         syntaxProblem(name) ?? reservedPrefixProblem(name)
     }
 
     /// Why `name` cannot be a column (key or field) name, or nil when it can.
-    static func problemWithColumnName(_ name: String) -> String? {
+    package static func problemWithColumnName(_ name: String) -> String? {
         if let problem = syntaxProblem(name) ?? reservedPrefixProblem(name) {
             return problem
         }
@@ -28,7 +28,7 @@ enum IdentifierRules {
         return nil
     }
 
-    static func isIdentifier(_ name: String) -> Bool {
+    package static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= maximumLength else { return false }
         return isIdentifierStart(first) && name.unicodeScalars.allSatisfy { isIdentifierStart($0) || ("0"..."9").contains($0) }
     }

@@ -1,4 +1,4 @@
-extension Configuration {
+extension SpotliteConfiguration {
     /// Names the layout of ``indexDescription``; bump it when that layout changes so that existing indexes rebuild.
     static let indexDescriptionVersion = "spotlite-index-config/1"
 

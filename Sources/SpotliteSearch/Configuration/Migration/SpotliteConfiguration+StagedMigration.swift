@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import SpotliteStore
 
-extension Configuration {
+extension SpotliteConfiguration {
     /// The staged migration manager `[model]` describes, with each stage's SQL files read: open the store with it
     /// (``SpotliteStore/init(path:migrationManager:options:)``) or run it (`spotlite migrate run`). Nil without
     /// `[model]`.
@@ -74,13 +74,13 @@ extension Configuration {
         }
         guard Self.isVersionName(model.version) else {
             throw failure("model.version", .invalidValue,
-                          "expected \(ModelConfigurationDecoder.versionExpectation); found \(ConfigurationKeyPath.quoted(model.version))")
+                          "expected \(Expectation.modelVersion); found \(ConfigurationKeyPath.quoted(model.version))")
         }
         var known: Set<String> = [model.version]
         for version in model.versions {
             let path = ConfigurationKeyPath("model", "versions", version.name).description
             guard Self.isVersionName(version.name) else {
-                throw failure(path, .invalidValue, "expected \(ModelConfigurationDecoder.versionExpectation)")
+                throw failure(path, .invalidValue, "expected \(Expectation.modelVersion)")
             }
             guard known.insert(version.name).inserted else {
                 throw failure(path, .conflict, "\(version.name) is the version [entities] describes ([model] version); give the older version another name")
@@ -121,7 +121,7 @@ extension Configuration {
     }
 
     /// Makes the SQL file paths of `[[model.stages]]` absolute, as the loaders do for `store` and `index`.
-    mutating func resolveMigrationFiles(against baseDirectory: String) {
+    package mutating func resolveMigrationFiles(against baseDirectory: String) {
         guard var model else { return }
         for index in model.stages.indices {
             model.stages[index].willMigrate = model.stages[index].willMigrate.map { Self.resolvePath($0, against: baseDirectory) }

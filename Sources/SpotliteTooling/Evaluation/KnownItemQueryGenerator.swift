@@ -1,3 +1,5 @@
+import SpotliteStore
+import SpotliteSearch
 import Foundation
 
 /// Builds known-item queries from records' text, the way a user remembers an item: a few distinctive words of it.
@@ -63,7 +65,7 @@ public struct KnownItemQueryGenerator: Sendable {
 
     /// Up to `count` queries (fewer when the records run out), reproducible for a given seed.
     public func generate(count: Int, seed: UInt64 = 1) -> RelevanceQuerySet {
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let maximumFrequency = max(minimumDocumentFrequency, Int(Double(records.count) * maximumDocumentFrequencyFraction))
         let total = Double(records.count)
         var judgments: [RelevanceJudgment] = []

@@ -1,3 +1,5 @@
+import SpotliteStore
+import SpotliteSearch
 import Foundation
 
 /// A list of known-item queries, read from and written as TSV: one `key<TAB>query` line per query.

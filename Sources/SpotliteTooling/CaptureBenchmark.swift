@@ -1,3 +1,5 @@
+import SpotliteStore
+import SpotliteSearch
 import Foundation
 import GRDB
 

@@ -8,7 +8,7 @@
 /// Every key of the file is optional except, for each entity, `key` and a non-empty `fields` table, and, for each
 /// field, `type`. An empty file is a valid configuration with no entities (enough for history-only use); callers
 /// that index or import check ``entities`` themselves.
-public struct Configuration: Sendable, Hashable {
+public struct SpotliteConfiguration: Sendable, Hashable {
     /// Where the `spotlite` command looks for its configuration, relative to the current directory.
     public static let defaultPath = "config/spotlite.toml"
     /// The store used when the file names none.
@@ -31,8 +31,8 @@ public struct Configuration: Sendable, Hashable {
 
     /// Creates a configuration in Swift. Paths are kept as given; call ``validate(source:)`` before use.
     public init(
-        storePath: String = Configuration.defaultStorePath,
-        indexPath: String = Configuration.defaultIndexPath,
+        storePath: String = SpotliteConfiguration.defaultStorePath,
+        indexPath: String = SpotliteConfiguration.defaultIndexPath,
         history: HistoryConfiguration = HistoryConfiguration(),
         indexer: IndexerConfiguration = IndexerConfiguration(),
         entities: [EntityConfiguration] = []

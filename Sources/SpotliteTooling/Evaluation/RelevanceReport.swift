@@ -1,3 +1,6 @@
+import Foundation
+import SpotliteStore
+import SpotliteSearch
 /// How well a ranking finds known items: mean reciprocal rank and success at a cutoff, with each query's outcome.
 public struct RelevanceReport: Sendable, Hashable {
     /// What happened to one query.

@@ -1,6 +1,6 @@
 import SpotliteStore
 
-extension Configuration {
+extension SpotliteConfiguration {
     /// The store model the configuration describes: one table per entity, with the key and the fields as columns.
     ///
     /// The key is an integer column when the key is also configured as a `number` field, text otherwise. Number and
@@ -31,7 +31,7 @@ extension FieldType {
     }
 }
 
-extension Configuration {
+extension SpotliteConfiguration {
     /// The cleanup policy `[history]` describes: required authors are the listed authors minus the batch authors,
     /// plus the indexer, whose position is consumed history too.
     public var cleanupPolicy: CleanupPolicy {
@@ -43,7 +43,7 @@ extension Configuration {
     }
 }
 
-extension Configuration {
+extension SpotliteConfiguration {
     /// A tracker for `currentAuthor` configured by `[history]`: its authors, batch and mirror authors, clean
     /// strategy and maximum duration, with the indexer as a consumer whose position cleanup waits for.
     public func trackerConfiguration(currentAuthor: String, includesMirrorAuthors: Bool = false,

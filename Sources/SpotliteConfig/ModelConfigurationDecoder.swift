@@ -1,8 +1,9 @@
+import SpotliteSearch
 import SpotliteStore
 import TOMLKit
 
 /// Turns the `[model]` table into a ``ModelConfiguration``, checking keys and value types. Whether the versions and
-/// stages fit together is checked by ``Configuration/validate(source:)`` (see `Configuration+StagedMigration`).
+/// stages fit together is checked by ``SpotliteConfiguration/validate(source:)`` (see `SpotliteConfiguration+StagedMigration`).
 struct ModelConfigurationDecoder {
     let source: String
     let order: TOMLKeyOrder
@@ -13,7 +14,6 @@ struct ModelConfigurationDecoder {
     private static let stageKeys = ["from", "to", "will_migrate", "did_migrate", "renames"]
     private static let renameKeys = ["entity", "attribute", "to"]
 
-    static let versionExpectation = "a version name: a non-empty string without leading or trailing spaces, e.g. \"v2\""
     private static let columnsExpectation = "a table of column types, e.g. { id = \"number\", title = \"text\" }"
     private static let stagesExpectation = "an array of stage tables, e.g. [[model.stages]] with from = \"v1\" and to = \"v2\""
     private static let renameExpectation = "{ entity = \"Old\", to = \"New\" } or { entity = \"Entity\", attribute = \"old\", to = \"new\" }"
@@ -21,7 +21,7 @@ struct ModelConfigurationDecoder {
 
     func decode(_ table: TOMLTable, at path: ConfigurationKeyPath) throws(ConfigurationError) -> ModelConfiguration {
         try checkKeys(table, at: path, known: Self.modelKeys)
-        guard let version = try string(table, "version", at: path, expected: Self.versionExpectation) else {
+        guard let version = try string(table, "version", at: path, expected: Expectation.modelVersion) else {
             throw error(path.appending("version"), .missingKey,
                         "missing; expected the name of the version [entities] describes, e.g. version = \"v2\"")
         }
@@ -107,10 +107,10 @@ struct ModelConfigurationDecoder {
             }
             return text
         }
-        guard let from = try text("from", expected: Self.versionExpectation) else {
+        guard let from = try text("from", expected: Expectation.modelVersion) else {
             throw error(at: "\(path).from", .missingKey, "missing; expected the version the stage starts from, e.g. from = \"v1\"")
         }
-        guard let to = try text("to", expected: Self.versionExpectation) else {
+        guard let to = try text("to", expected: Expectation.modelVersion) else {
             throw error(at: "\(path).to", .missingKey, "missing; expected the version the stage ends at, e.g. to = \"v2\"")
         }
         var result = MigrationStageConfiguration(

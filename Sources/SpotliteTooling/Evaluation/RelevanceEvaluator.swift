@@ -1,3 +1,6 @@
+import Foundation
+import SpotliteStore
+import SpotliteSearch
 /// Measures a searcher on known-item queries: MRR@10 and success@10, so that ranking defaults are chosen by figures.
 ///
 /// ```swift

@@ -1,3 +1,6 @@
+import Foundation
+import SpotliteStore
+import SpotliteSearch
 /// A known-item query: the text a user would type, and the key of the one record they are looking for.
 public struct RelevanceJudgment: Sendable, Hashable {
     /// The key of the record that should come first.

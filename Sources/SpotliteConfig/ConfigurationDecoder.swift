@@ -1,6 +1,8 @@
+import SpotliteStore
+import SpotliteSearch
 import TOMLKit
 
-/// Turns a parsed TOML document into a ``Configuration``, checking what only the document can tell: unknown and
+/// Turns a parsed TOML document into a ``SpotliteConfiguration``, checking what only the document can tell: unknown and
 /// missing keys, value types, durations, and options written on a field type they do not apply to. Value rules
 /// shared with configurations built in Swift live in ``ConfigurationValidator``.
 struct ConfigurationDecoder {
@@ -14,10 +16,10 @@ struct ConfigurationDecoder {
     private static let entityKeys = ["key", "preserve_on_delete", "fields"]
     private static let fieldKeys = ["type", "weight", "prefix", "store", "facet", "separator", "sortable"]
 
-    func decode(_ root: TOMLTable) throws(ConfigurationError) -> Configuration {
+    func decode(_ root: TOMLTable) throws(ConfigurationError) -> SpotliteConfiguration {
         let document = Table(root, at: .root)
         try checkKeys(of: document, known: Self.rootKeys)
-        var configuration = Configuration()
+        var configuration = SpotliteConfiguration()
         if let store = try string(document, "store", expected: Expectation.path) {
             configuration.storePath = store
         }

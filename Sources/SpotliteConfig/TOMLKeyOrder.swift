@@ -1,3 +1,5 @@
+import SpotliteStore
+import SpotliteSearch
 /// The order in which keys first appear in a TOML document.
 ///
 /// TOMLKit hands tables back sorted by key (toml++ keeps them in a `std::map`) and exposes no source positions, yet

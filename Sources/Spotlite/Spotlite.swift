@@ -1,0 +1,4 @@
+// The umbrella module: `import Spotlite` gives the store, the search indexer and the configuration file reader.
+@_exported import SpotliteConfig
+@_exported import SpotliteSearch
+@_exported import SpotliteStore
