@@ -44,7 +44,8 @@ public struct IndexUpdateSummary: Sendable, Hashable, Codable {
 public struct IndexDidUpdate: Sendable, Hashable {
     /// The history token the index reflects after this commit.
     public var token: HistoryToken?
-    /// What the update in progress has done so far, this commit included.
+    /// What this commit did, not the update's running total: the transactions, changes and documents it
+    /// committed; `rebuilt` and `reason` only on the commit that switched in a rebuilt index.
     public var summary: IndexUpdateSummary
 }
 

@@ -129,6 +129,12 @@ extension SpotliteIndexer {
         try writer.setMetadata(String(Date().timeIntervalSince1970), forKey: IndexMetadata.updatedAtKey)
         try writer.commit()
         // Only now is it true. The tally holds the transactions completed since the last commit: those up to `token`.
+        var commit = IndexUpdateSummary()
+        commit.indexed = indexed
+        commit.deleted = deleted
+        commit.transactions = tally.transactions
+        commit.changes = tally.changes
+        commit.token = token
         summary.indexed += indexed
         summary.deleted += deleted
         summary.transactions += tally.transactions
@@ -136,6 +142,6 @@ extension SpotliteIndexer {
         tally = Tally()
         summary.token = token
         advancePosition(to: token)
-        broadcaster.post(IndexDidUpdate(token: token, summary: summary))
+        broadcaster.post(IndexDidUpdate(token: token, summary: commit))
     }
 }

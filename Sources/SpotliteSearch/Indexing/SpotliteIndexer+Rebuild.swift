@@ -74,7 +74,12 @@ extension SpotliteIndexer {
         summary.reason = reason
         summary.indexed += indexed
         summary.token = token
-        broadcaster.post(IndexDidUpdate(token: token, summary: summary))
+        var commit = IndexUpdateSummary()
+        commit.rebuilt = true
+        commit.reason = reason
+        commit.indexed = indexed
+        commit.token = token
+        broadcaster.post(IndexDidUpdate(token: token, summary: commit))
     }
 
     /// Indexes every row of one read snapshot and returns the token the snapshot reflects, with the number of
