@@ -1,8 +1,33 @@
 #include "CXInternal.hpp"
 
+#include <chrono>
 #include <memory>
 
 namespace {
+
+// Ends a match that runs past its deadline. Xapian's own time limit only stops checking for more matches, which
+// would silently cut totals and facet counts short: a search that runs out of time fails instead.
+class DeadlineDecider : public Xapian::MatchDecider {
+public:
+    explicit DeadlineDecider(double seconds)
+        : seconds(seconds),
+          deadline(std::chrono::steady_clock::now() +
+                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds))) {}
+
+    bool operator()(const Xapian::Document &) const override {
+        // Reading the clock every candidate would cost more than deciding; every 64th keeps the overshoot tiny.
+        if ((++calls & 63) == 0 && std::chrono::steady_clock::now() > deadline) {
+            throw cx::misuse{CX_ERR_TIME_LIMIT, "TimeLimitError",
+                             "the search ran longer than its time limit of " + std::to_string(seconds) + " s"};
+        }
+        return true;
+    }
+
+private:
+    double seconds;
+    std::chrono::steady_clock::time_point deadline;
+    mutable unsigned long calls = 0;
+};
 
 Xapian::BM25Weight weighting(const cx_bm25_params *params) {
     if (params == nullptr) return Xapian::BM25Weight();
@@ -35,7 +60,12 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
     }
 
     auto result = std::make_unique<cx_mset>();
-    result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least);
+    if (options.time_limit > 0) {
+        DeadlineDecider decider(options.time_limit);
+        result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least, nullptr, &decider);
+    } else {
+        result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least);
+    }
     for (Xapian::MSetIterator hit = result->mset.begin(); hit != result->mset.end(); ++hit) {
         result->hits.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});
         result->data.push_back(hit.get_document().get_data());

@@ -15,6 +15,8 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case indexCorrupt(path: String, reason: String)
     /// The query could not be parsed.
     case invalidQuery(query: String, reason: String)
+    /// The search asked for more than a search may cost (hits, words, time); the reason names the limit.
+    case overBudget(query: String, reason: String)
     /// An entity that the configuration does not describe.
     case unknownEntity(String, known: [String])
     /// A field that the entity does not index, or does not index in the way asked.
@@ -42,6 +44,8 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "the index at \(path) cannot be read (\(reason)); run `spotlite index rebuild` to build it again from the store"
         case let .invalidQuery(query, reason):
             return "cannot parse the query \"\(query.count > 80 ? String(query.prefix(80)) + "…" : query)\": \(reason); check quotes, brackets and operators (AND, OR, NOT need words on both sides)"
+        case let .overBudget(query, reason):
+            return "the query \"\(query.count > 80 ? String(query.prefix(80)) + "…" : query)\" is over its budget: \(reason)"
         case let .unknownEntity(name, known):
             return "unknown entity \"\(name)\"; the configuration describes: \(known.isEmpty ? "no entities" : known.joined(separator: ", "))"
         case let .unknownField(name, reason):

@@ -206,8 +206,9 @@ struct SearchQueryTests {
         #expect(error?.description.hasPrefix("cannot parse the query \"\(query)\": \(reason)") == true)
     }
 
-    @Test("odd but harmless input parses: unbalanced quotes and brackets, symbols, NUL bytes, very long text",
-          arguments: ["\"unbalanced quote", "(vim", "vim)", "&&& ||| !!!", "vim\u{0}nano", String(repeating: "editor ", count: 5000), "日本語 Müller"])
+    /// A NUL byte and more words than the budget are refused instead (see SearchBudgetTests).
+    @Test("odd but harmless input parses: unbalanced quotes and brackets, symbols, long text",
+          arguments: ["\"unbalanced quote", "(vim", "vim)", "&&& ||| !!!", String(repeating: "editor ", count: SearchRequest.maximumWords), "日本語 Müller"])
     func oddInput(query: String) async throws {
         let fixture = try await SearchFixture()
         let results = try fixture.searcher.search(SearchRequest(query))

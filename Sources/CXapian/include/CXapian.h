@@ -65,7 +65,8 @@ typedef enum cx_error_code {
     CX_ERR_XAPIAN_OTHER,           /**< Any other Xapian::Error (InternalError, AssertionError, ...); see the type name. */
     CX_ERR_BAD_ALLOC,              /**< std::bad_alloc: out of memory. */
     CX_ERR_STD_EXCEPTION,          /**< Any other std::exception (e.g. std::invalid_argument); type is "std::exception". */
-    CX_ERR_UNKNOWN                 /**< An exception of unknown type. */
+    CX_ERR_UNKNOWN,                /**< An exception of unknown type. */
+    CX_ERR_TIME_LIMIT              /**< A search ran past cx_search_options.time_limit; type is "TimeLimitError". */
 } cx_error_code;
 
 /** An error reported by a cx function. Owned by the caller; release with cx_error_free. */
@@ -494,6 +495,8 @@ typedef struct cx_search_options {
     size_t facet_slot_count;
     uint32_t max_retries;          /**< Reopen-and-retry attempts after DatabaseModifiedError; 0 means 5. */
     bool no_retry;                 /**< Fail at once with CX_ERR_DATABASE_MODIFIED instead (max_retries ignored). */
+    double time_limit;             /**< Seconds the match may run; past them the search fails with CX_ERR_TIME_LIMIT
+                                        (checked every few candidates, so a little later). 0: no limit. */
 } cx_search_options;
 
 /** One result. */

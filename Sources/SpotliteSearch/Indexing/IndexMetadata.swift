@@ -12,8 +12,10 @@ struct IndexMetadata: Sendable, Hashable {
     static let formatKey = "spotlite.format"
     /// The store's model version (name and checksum) the documents were built from; absent for unversioned stores.
     static let modelVersionKey = "spotlite.model_version"
-    /// Bump when the document layout changes, so old indexes rebuild.
-    static let format = "2"
+    /// The store's capture gap count (see `CaptureGap`) the documents were built after; absent means 0.
+    static let captureGapKey = "spotlite.capture_gap"
+    /// Bump when the document layout changes, so old indexes rebuild. 3: blob keys have id terms of their own.
+    static let format = "3"
 
     var token: HistoryToken?
     var storeID: String?
@@ -21,6 +23,7 @@ struct IndexMetadata: Sendable, Hashable {
     var format: String?
     var updatedAt: Date?
     var modelVersion: String?
+    var captureGap = 0
 
     init(token: HistoryToken?, storeID: String?, fingerprint: String?, format: String?, updatedAt: Date?) {
         self.token = token
@@ -37,6 +40,7 @@ struct IndexMetadata: Sendable, Hashable {
         format = try metadata(Self.formatKey)
         updatedAt = try metadata(Self.updatedAtKey).flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
         modelVersion = try metadata(Self.modelVersionKey)
+        captureGap = try metadata(Self.captureGapKey).flatMap { Int($0) } ?? 0
     }
 
     static func tokenText(_ token: HistoryToken?) -> String { String(token?.rawValue ?? 0) }

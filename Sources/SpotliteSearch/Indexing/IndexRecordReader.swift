@@ -9,13 +9,13 @@ struct IndexRecordReader {
     /// SQLite's default limit on host parameters is 999 in old builds; stay well under it.
     static let keysPerQuery = 500
 
-    /// The current attribute sets of the records with these keys, by id term. Records deleted since (or left out
-    /// by the provider) are absent, so their documents are to be deleted.
+    /// The current attribute sets of the records with these keys, by id term (byte-exact: see ``ExactValue``).
+    /// Records deleted since (or left out by the provider) are absent, so their documents are to be deleted.
     func attributeSets(for records: [IndexRecordID], in db: Database) throws
-        -> [String: (entity: IndexSchema.Entity, attributes: AttributeSet)]
+        -> [ExactText: (entity: IndexSchema.Entity, attributes: AttributeSet)]
     {
         guard !records.isEmpty else { return [:] }
-        var result: [String: (entity: IndexSchema.Entity, attributes: AttributeSet)] = [:]
+        var result: [ExactText: (entity: IndexSchema.Entity, attributes: AttributeSet)] = [:]
         for (name, entityKeys) in Dictionary(grouping: records, by: \.entity) {
             let entity = try schema.entity(named: name)
             let table = name.quotedDatabaseIdentifier
@@ -28,7 +28,7 @@ struct IndexRecordReader {
                 for row in rows {
                     let key: DatabaseValue = row[entity.key]
                     if let attributes = try attributeSet(entity: entity, key: key, row: row, in: db) {
-                        result[DocumentIdentity.term(entity: name, key: key)] = (entity, attributes)
+                        result[ExactText(DocumentIdentity.term(entity: name, key: key))] = (entity, attributes)
                     }
                 }
             }

@@ -60,8 +60,9 @@ extension SpotliteIndexer {
         // Transactions are read a page at a time, so that big transactions (an import commits thousands of rows in
         // one) never pile up in memory; commits follow the batch size, not the pages.
         let pageSize = min(batchSize, Self.transactionsPerPage)
-        var pending: [String: PendingChange] = [:]
-        var order: [String] = []
+        // By id term, byte for byte: keys differing only in Unicode normalisation are different rows.
+        var pending: [ExactText: PendingChange] = [:]
+        var order: [ExactText] = []
         var tally = Tally()
         while true {
             let transactions = try store.fetchHistory(HistoryRequest.after(lastComplete).limit(pageSize))
@@ -73,7 +74,7 @@ extension SpotliteIndexer {
                        entity.relevantColumns.isDisjoint(with: columns) {
                         continue
                     }
-                    let id = DocumentIdentity.term(entity: change.entity, key: change.key)
+                    let id = ExactText(DocumentIdentity.term(entity: change.entity, key: change.key))
                     if pending[id] == nil { order.append(id) }
                     pending[id] = PendingChange(entity: change.entity, key: change.key, delete: change.changeType == .delete)
                     if pending.count >= batchSize, position < transaction.changes.count - 1 {
@@ -100,7 +101,7 @@ extension SpotliteIndexer {
 
     /// Writes the pending documents and commits them with `token` in the metadata, then advances the indexer's
     /// position in the store to it.
-    private func flush(_ pending: inout [String: PendingChange], order: inout [String], writer: XapianWritableDatabase,
+    private func flush(_ pending: inout [ExactText: PendingChange], order: inout [ExactText], writer: XapianWritableDatabase,
                        builder: DocumentBuilder, token: HistoryToken?, tally: inout Tally,
                        into summary: inout IndexUpdateSummary) throws {
         var changes = order.compactMap { pending[$0] }
@@ -116,7 +117,7 @@ extension SpotliteIndexer {
         var indexed = 0, deleted = 0
         for change in changes {
             let id = DocumentIdentity.term(entity: change.entity, key: change.key)
-            if !change.delete, let record = documents[id] {
+            if !change.delete, let record = documents[ExactText(id)] {
                 try write(try builder.document(entity: record.entity, key: change.key, attributes: record.attributes),
                           to: writer)
                 indexed += 1

@@ -27,6 +27,10 @@ extension SpotliteIndexer {
         if metadata.modelVersion != modelVersion {
             return "the store was migrated to another model version (\(metadata.modelVersion ?? "none") is now \(modelVersion ?? "none"))"
         }
+        let gap = try store.captureGap()
+        if metadata.captureGap != gap.count {
+            return gap.reason ?? "history capture was broken in the store (gap \(gap.count))"
+        }
         if metadata.fingerprint != schema.fingerprint {
             return "the indexing configuration changed (fields, language or stopwords: fingerprint \(metadata.fingerprint ?? "none") is now \(schema.fingerprint))"
         }
@@ -43,6 +47,7 @@ extension SpotliteIndexer {
         logger.info("rebuilding the index at \(indexPath): \(reason)")
         // Read before the snapshot: a migration in between makes the next update rebuild again, never skip one.
         let modelVersion = try store.currentModelVersion()
+        let captureGap = try store.captureGap().count
         let generation = directory.nextGeneration()
         let path = directory.generationPath(generation)
         var keepNew = false
@@ -59,6 +64,7 @@ extension SpotliteIndexer {
             try writer.setMetadata(configuration.indexDescription, forKey: IndexMetadata.descriptionKey)
             try writer.setMetadata(IndexMetadata.format, forKey: IndexMetadata.formatKey)
             if let modelVersion { try writer.setMetadata(modelVersion.description, forKey: IndexMetadata.modelVersionKey) }
+            try writer.setMetadata(String(captureGap), forKey: IndexMetadata.captureGapKey)
             try writer.setMetadata(String(Date().timeIntervalSince1970), forKey: IndexMetadata.updatedAtKey)
             try writer.commit()
             try writer.close()

@@ -141,6 +141,9 @@ public actor SpotliteIndexer {
         let started = clock.now
         var summary = IndexUpdateSummary()
         _ = try store.sealPendingChanges()
+        // Triggers dropped or a table rebuilt by another program since the last pass: re-create them now, and let
+        // rebuildReason() compare the store's gap count with the index's (history cannot tell what was missed).
+        try store.verifyCapture()
         // Leftovers of a rebuild that was killed: only the lock holder writes generations, so they are dead.
         directory.removeStaleGenerations()
         var reason = try forcedReason ?? rebuildReason()

@@ -8,7 +8,13 @@ enum DocumentIdentity {
     static let maximumPlainKeyBytes = 160
 
     static func term(entity: String, key: DatabaseValue) -> String {
-        term(entity: entity, keyText: keyText(key))
+        if case .blob(let data) = key.storage {
+            // A blob is never equal to text in SQLite, even with the same bytes (another program can store one in
+            // a text key column): it gets a term of its own, `#x` + hash, which no text key's term can take.
+            let bytes = Array(data)
+            return "Q\(entity):#x\(digest(bytes))"
+        }
+        return term(entity: entity, keyText: keyText(key))
     }
 
     static func term(entity: String, keyText: String) -> String {
@@ -17,11 +23,13 @@ enum DocumentIdentity {
         if cost <= maximumPlainKeyBytes && !keyText.hasPrefix("#") {
             return "Q\(entity):\(keyText)"
         }
-        // 128 bits from two independent FNV-1a passes: collisions are out of reach for real keys. A plain key that
-        // starts with "#" is hashed too, so it can never collide with a hashed one.
-        let first = hex(fnv1a(keyBytes, basis: 0xcbf2_9ce4_8422_2325))
-        let second = hex(fnv1a(keyBytes, basis: 0x8422_2325_cbf2_9ce4 ^ UInt64(keyBytes.count)))
-        return "Q\(entity):#\(first)\(second)"
+        // A plain key that starts with "#" is hashed too, so it can never collide with a hashed one (or a blob's).
+        return "Q\(entity):#\(digest(keyBytes))"
+    }
+
+    /// 128 bits from two independent FNV-1a passes, as 32 hex digits: collisions are out of reach for real keys.
+    private static func digest(_ bytes: [UInt8]) -> String {
+        hex(fnv1a(bytes, basis: 0xcbf2_9ce4_8422_2325)) + hex(fnv1a(bytes, basis: 0x8422_2325_cbf2_9ce4 ^ UInt64(bytes.count)))
     }
 
     /// A key as text: integers in decimal, text as is.

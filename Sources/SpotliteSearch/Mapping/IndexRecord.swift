@@ -22,4 +22,14 @@ public struct IndexRecordID: Sendable, Hashable {
         self.entity = entity
         self.key = key
     }
+
+    /// Byte for byte, as SQLite compares keys: keys that differ only in Unicode normalisation are two records.
+    public static func == (lhs: IndexRecordID, rhs: IndexRecordID) -> Bool {
+        ExactText(lhs.entity) == ExactText(rhs.entity) && ExactValue(lhs.key) == ExactValue(rhs.key)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ExactText(entity))
+        hasher.combine(ExactValue(key))
+    }
 }

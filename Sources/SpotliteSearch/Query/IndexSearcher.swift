@@ -151,16 +151,54 @@ public final class IndexSearcher: Sendable {
     private func parse(_ text: String, with parser: XapianQueryParser, spelling: Bool = false) throws -> XapianQuery {
         do {
             let query = try parser.parse(text, flags: spelling ? Self.flags.union(.spellingCorrection) : Self.flags)
-            return query.isEmpty ? try XapianQuery.matchAll() : query
+            return try Self.queryOrMatchAll(query, text: text)
         } catch let error as XapianError {
             throw SearchError.invalidQuery(query: text, reason: error.message)
         }
     }
 
-    private func run(_ request: SearchRequest, on open: Open) throws -> (SearchResults, XapianSearchResults) {
+    /// What an empty parse means. Blank text (or a lone `*`) asks for every document, typically with filters.
+    /// Anything else that parses to nothing (a lone `"` or `(`, a reversed range such as `rev:5..1`, only
+    /// operators) matches nothing: answering with the whole index would be a wrong answer nobody notices.
+    static func queryOrMatchAll(_ parsed: XapianQuery, text: String) throws -> XapianQuery {
+        guard parsed.isEmpty else { return parsed }
+        return isMatchAllText(text) ? try .matchAll() : try .matchNothing()
+    }
+
+    /// Whether `text` asks for every document: nothing but white space and asterisks.
+    static func isMatchAllText(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { $0 == "*" || $0.properties.isWhitespace }
+    }
+
+    /// Refuses a request that would cost more than a search may (see ``SearchRequest/maximumLimit`` and its
+    /// neighbours), or whose text cannot be passed on whole.
+    static func checkBudget(_ request: SearchRequest) throws {
         guard request.offset >= 0, request.limit >= 0 else {
             throw SearchError.invalidQuery(query: request.query, reason: "offset and limit must not be negative")
         }
+        // Xapian reads text up to a NUL byte only: the rest of the query would be dropped without a word.
+        guard !request.query.utf8.contains(0) else {
+            throw SearchError.invalidQuery(query: request.query.replacingOccurrences(of: "\0", with: "\\0"),
+                                           reason: "it contains a NUL character, which cannot be searched for; remove it")
+        }
+        func over(_ reason: String) -> SearchError { .overBudget(query: request.query, reason: reason) }
+        if request.limit > SearchRequest.maximumLimit {
+            throw over("a search returns at most \(SearchRequest.maximumLimit) hits, not \(request.limit); page through more with the offset")
+        }
+        if request.offset > SearchRequest.maximumOffset {
+            throw over("a search skips at most \(SearchRequest.maximumOffset) hits, not \(request.offset); narrow the query or sort instead of paging that deep")
+        }
+        if request.query.utf8.count > SearchRequest.maximumQueryBytes {
+            throw over("the text has \(request.query.utf8.count) bytes, more than \(SearchRequest.maximumQueryBytes); shorten it")
+        }
+        let words = request.query.split(whereSeparator: { $0.isWhitespace }).count
+        if words > SearchRequest.maximumWords {
+            throw over("it has \(words) words, more than \(SearchRequest.maximumWords); keep the words that matter")
+        }
+    }
+
+    private func run(_ request: SearchRequest, on open: Open) throws -> (SearchResults, XapianSearchResults) {
+        try Self.checkBudget(request)
         var filters: [XapianQuery] = []
         if !request.entities.isEmpty {
             for entity in request.entities { _ = try schema.entity(named: entity) }
@@ -194,7 +232,9 @@ public final class IndexSearcher: Sendable {
             do {
                 return try open.database.search(query, offset: request.offset, limit: request.limit,
                                                 checkAtLeast: checkAtLeast, sort: sort, bm25: bm25,
-                                                facetSlots: facetSlots)
+                                                facetSlots: facetSlots, timeLimit: request.timeLimit)
+            } catch let error as XapianError where error.code == .timeLimit {
+                throw SearchError.overBudget(query: text, reason: "it ran longer than its time limit of \(request.timeLimit) s; narrow it with more words, a filter or fewer wildcards")
             } catch let error as XapianError where error.code == .wildcard || error.code == .queryParser {
                 throw SearchError.invalidQuery(query: text, reason: error.message)
             } catch let error as XapianError {
@@ -288,15 +328,15 @@ public final class IndexSearcher: Sendable {
                 let keys: [DatabaseValue] = positions.map { hits[$0].key.databaseValue }
                 let rows = try Row.fetchAll(db, sql: "SELECT \(keyColumn), \(columns) FROM \(name.quotedDatabaseIdentifier) WHERE \(keyColumn) IN (\(placeholders))",
                                             arguments: StatementArguments(keys))
-                var byKey: [String: String] = [:]
+                // Byte for byte, as SQLite matched them: NFC and NFD forms of a key are two records.
+                var byKey: [ExactValue: String] = [:]
                 for row in rows {
-                    let key = DocumentIdentity.keyText(row[0])
-                    byKey[key] = entity.snippetFields.compactMap { (row[$0.name] as DatabaseValue?)?.indexText }
-                        .joined(separator: "\n")
+                    byKey[ExactValue(row[0])] = entity.snippetFields
+                        .compactMap { (row[$0.name] as DatabaseValue?)?.indexText }.joined(separator: "\n")
                 }
                 for position in positions {
                     // A record deleted since the index was updated: the stored copy is all there is.
-                    texts[position] = byKey[hits[position].key.description] ?? storedText(hits[position])
+                    texts[position] = byKey[ExactValue(hits[position].key.databaseValue)] ?? storedText(hits[position])
                 }
             }
         }

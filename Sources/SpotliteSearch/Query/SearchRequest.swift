@@ -26,6 +26,20 @@ public struct SearchRequest: Sendable, Hashable {
     public var correctsSpelling: Bool
     /// How words without an operator combine.
     public var defaultOperator: DefaultOperator
+    /// Seconds the search may run; past them it fails with ``SearchError/overBudget(query:reason:)`` rather than
+    /// answer from part of the index.
+    public var timeLimit: Double = SearchRequest.defaultTimeLimit
+
+    /// The most hits one search returns: page through more with `offset`.
+    public static let maximumLimit = 10_000
+    /// The deepest page: Xapian ranks `offset + limit` matches to return one.
+    public static let maximumOffset = 1_000_000
+    /// The most words (runs of text between spaces) a query may have.
+    public static let maximumWords = 1_000
+    /// The longest query text, in UTF-8 bytes.
+    public static let maximumQueryBytes = 64 * 1024
+    /// The default time budget of a search, in seconds.
+    public static let defaultTimeLimit = 10.0
 
     /// How plain words (without AND, OR, + or -) combine.
     public enum DefaultOperator: String, Sendable, Hashable {

@@ -50,6 +50,8 @@ package struct XapianError: Error, CustomStringConvertible, Sendable, Equatable 
         case standardLibraryException
         /// An exception of unknown type.
         case unknown
+        /// A search ran past its time limit (the shim's `TimeLimitError`).
+        case timeLimit
 
         init(_ code: cx_error_code) {
             switch code {
@@ -75,6 +77,7 @@ package struct XapianError: Error, CustomStringConvertible, Sendable, Equatable 
             case CX_ERR_XAPIAN_OTHER: self = .otherXapianError
             case CX_ERR_BAD_ALLOC: self = .outOfMemory
             case CX_ERR_STD_EXCEPTION: self = .standardLibraryException
+            case CX_ERR_TIME_LIMIT: self = .timeLimit
             default: self = .unknown
             }
         }

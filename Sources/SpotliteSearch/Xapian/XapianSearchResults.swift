@@ -116,10 +116,12 @@ extension XapianDatabase {
     ///     is at least the document count.
     ///   - bm25: weighting parameters (nil: Xapian's defaults).
     ///   - facetSlots: value slots whose values are counted over the matches.
+    ///   - timeLimit: seconds the match may run before the search fails with `.timeLimit` (0: no limit).
     /// - Throws: `XapianError` (`.wildcard` when a wildcard expands beyond the parser's limit).
     package func search(
         _ query: XapianQuery, offset: Int = 0, limit: Int = 10, checkAtLeast: Int = 0,
-        sort: XapianSort = .relevance, bm25: XapianBM25? = nil, facetSlots: [UInt32] = [], maxRetries: Int = 5
+        sort: XapianSort = .relevance, bm25: XapianBM25? = nil, facetSlots: [UInt32] = [], maxRetries: Int = 5,
+        timeLimit: Double = 0
     ) throws -> XapianSearchResults {
         guard offset >= 0, limit >= 0, checkAtLeast >= 0, maxRetries >= 0 else {
             throw XapianError(
@@ -134,6 +136,7 @@ extension XapianDatabase {
         options.check_at_least = UInt32(clamping: checkAtLeast)
         options.max_retries = UInt32(clamping: maxRetries)
         options.no_retry = maxRetries == 0
+        options.time_limit = timeLimit > 0 && timeLimit.isFinite ? timeLimit : 0
         switch sort {
         case .relevance:
             options.sort = CX_SORT_RELEVANCE

@@ -10,6 +10,8 @@ enum HistoryRecorder {
     /// Sealing happens under the write lock before any later transaction is created, so tokens stay in commit
     /// order. Foreign commits that land between two seals share one transaction.
     static func sealPendingChanges(_ db: Database) throws -> HistoryToken? {
+        try repairPoisonedCurrentToken(db)
+        defer { try? markSealed(db) }
         guard let row = try Row.fetchOne(
             db, sql: "SELECT count(*) AS count, min(ts) AS firstTimestamp FROM spotlite_change WHERE token IS NULL"),
             (row["count"] as Int) > 0
@@ -23,9 +25,45 @@ enum HistoryRecorder {
         return token
     }
 
-    /// Whether changes wait to be sealed. Cheap: answered from the index on token.
+    /// Whether changes wait to be sealed (or `spotlite_current` needs repairing). Cheap: answered from the index
+    /// on token and a one-row table.
     static func hasPendingChanges(_ db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM spotlite_change WHERE token IS NULL)") ?? false
+        try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM spotlite_change WHERE token IS NULL)
+                OR (SELECT token FROM spotlite_current WHERE id = 1) IS NOT NULL
+            """) ?? false
+    }
+
+    /// Undoes what another program did by setting `spotlite_current` (only Spotlite's writes may, and they reset
+    /// it before committing): the changes recorded since under the token it chose would belong to an old (perhaps
+    /// already indexed) transaction, or to none, and never reach consumers. They are detached again, to be sealed
+    /// into a transaction of their own, and the token is reset.
+    ///
+    /// Which changes: every change is written by a trigger with the token of `spotlite_current`, which is NULL
+    /// outside Spotlite's writes; each write and seal records the highest change id it left behind, so a change
+    /// above that id carrying a token got it from a poisoned `spotlite_current`.
+    /// - Returns: whether anything was repaired.
+    @discardableResult
+    static func repairPoisonedCurrentToken(_ db: Database) throws -> Bool {
+        var repaired = false
+        if try HistoryToken.fetchOne(db, sql: "SELECT token FROM spotlite_current WHERE id = 1") != nil {
+            try db.execute(sql: "UPDATE spotlite_current SET token = NULL WHERE id = 1")
+            repaired = true
+        }
+        if let sealedThrough = try HistorySchema.meta(db, HistorySchema.MetaKey.sealedThroughChange, as: Int64.self) {
+            try db.execute(sql: """
+                UPDATE spotlite_change SET token = NULL, ts = coalesce(ts, \(HistoryTriggers.nowSQL))
+                WHERE id > ? AND token IS NOT NULL
+                """, arguments: [sealedThrough])
+            repaired = repaired || db.changesCount > 0
+        }
+        return repaired
+    }
+
+    /// Records the highest change id as accounted for: every change up to it has its rightful token.
+    static func markSealed(_ db: Database) throws {
+        let highest = try Int64.fetchOne(db, sql: "SELECT max(id) FROM spotlite_change") ?? 0
+        try HistorySchema.setMeta(db, HistorySchema.MetaKey.sealedThroughChange, highest)
     }
 
     /// Creates the transaction row and points the triggers at it.
@@ -42,6 +80,7 @@ enum HistoryRecorder {
     /// never used: AUTOINCREMENT does not hand it out again). Returns the token when changes were recorded.
     static func end(_ db: Database, token: HistoryToken) throws -> HistoryToken? {
         try db.execute(sql: "UPDATE spotlite_current SET token = NULL WHERE id = 1")
+        try markSealed(db)
         let recorded = try Bool.fetchOne(
             db, sql: "SELECT EXISTS (SELECT 1 FROM spotlite_change WHERE token = ?)", arguments: [token]) ?? false
         if recorded { return token }

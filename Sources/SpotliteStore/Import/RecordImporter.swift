@@ -33,12 +33,23 @@ public struct RecordImporter: Sendable {
     public var contextName: String?
     public var batchSize: Int
 
+    /// Authors starting with this are Spotlite's own (`spotlite.indexer`, `spotlite.migration`): an import may not
+    /// take them.
+    public static let reservedAuthorPrefix = "spotlite."
+
     public init(store: SpotliteStore, entity: String, author: String? = "importer", contextName: String? = "import",
                 batchSize: Int = 1000) throws {
         guard let description = store.model.entity(named: entity) else {
             throw ImportError.unknownEntity(entity, known: store.model.entities.map(\.name))
         }
         guard batchSize >= 1 else { throw ImportError.invalidBatchSize(batchSize) }
+        if let author {
+            // History is attributed to the author: an empty one reads as "no author" to nobody's benefit, and
+            // Spotlite's own authors (the indexer, migrations) must only ever name Spotlite's own writes.
+            guard !author.isEmpty, !author.hasPrefix(Self.reservedAuthorPrefix) else {
+                throw ImportError.invalidAuthor(author)
+            }
+        }
         self.store = store
         self.entity = description
         self.author = author
@@ -54,9 +65,9 @@ public struct RecordImporter: Sendable {
         var summary = Summary(entity: entity.name)
         var reader = LineReader(handle: handle)
         var batch: [PendingRecord] = []
-        batch.reserveCapacity(batchSize)
+        batch.reserveCapacity(min(batchSize, 10_000))
         var lineNumber = 0
-        while let line = try reader.next() {
+        while let line = try nextLine(from: &reader, lineNumber: lineNumber + 1) {
             lineNumber += 1
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             batch.append(try parse(line, lineNumber: lineNumber, known: known))
@@ -70,6 +81,14 @@ public struct RecordImporter: Sendable {
         summary.lines = lineNumber
         progress?(Progress(lines: lineNumber, bytes: reader.bytesRead, totalBytes: totalBytes))
         return summary
+    }
+
+    private func nextLine(from reader: inout LineReader, lineNumber: Int) throws -> [UInt8]? {
+        do {
+            return try reader.next()
+        } catch let error as LineReader.LineTooLong {
+            throw ImportError.malformedLine(lineNumber, "the line is longer than \(error.limit >> 20) MiB without a newline, more than any record should be; check that the file is JSON Lines (one object per line)")
+        }
     }
 
     private struct PendingRecord {
@@ -92,6 +111,9 @@ public struct RecordImporter: Sendable {
         }
         guard let record = object as? [String: Any] else {
             throw ImportError.malformedLine(lineNumber, "expected a JSON object, found \(Self.kind(of: object))")
+        }
+        if let literal = JSONIntegerRange.firstOutOfRange(in: line) {
+            throw ImportError.malformedLine(lineNumber, "the integer \(literal) is outside the 64-bit range SQLite stores exactly (\(Int64.min) to \(Int64.max)); write it as a string (\"\(literal)\") to keep every digit")
         }
         var delete = false
         if let flag = record["_delete"] {
@@ -223,6 +245,8 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case invalidBatchSize(Int)
     case malformedLine(Int, String)
     case unreadable(String)
+    /// An empty author, or one of Spotlite's own.
+    case invalidAuthor(String)
 
     public var description: String {
         switch self {
@@ -234,6 +258,10 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "line \(line): \(reason); the batches before this line were committed, fix the line and import again"
         case let .unreadable(reason):
             return "cannot read the input: \(reason)"
+        case let .invalidAuthor(author) where author.isEmpty:
+            return "the author is empty; give the name history should attribute the import to (e.g. --author importer)"
+        case let .invalidAuthor(author):
+            return "the author \"\(author)\" is reserved: names starting with \(RecordImporter.reservedAuthorPrefix) belong to Spotlite's own writers; choose another author"
         }
     }
 

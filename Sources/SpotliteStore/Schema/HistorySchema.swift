@@ -13,6 +13,9 @@ enum HistorySchema {
         static let purgedThrough = "purged_through"
         /// The latest timestamp of a deleted transaction (for fetches after a date).
         static let purgedThroughTimestamp = "purged_through_timestamp"
+        /// The highest change id left behind by the last write or seal through Spotlite (see
+        /// `HistoryRecorder.repairPoisonedCurrentToken`).
+        static let sealedThroughChange = "sealed_through_change"
     }
 
     /// Creates the tables when missing, or checks the version of existing ones. Returns the store ID.

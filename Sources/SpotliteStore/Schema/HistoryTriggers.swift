@@ -76,16 +76,35 @@ enum HistoryTriggers {
 
     /// Creates the entity's triggers, replacing those whose SQL differs (the table gained columns, the
     /// tombstone columns changed, or Spotlite generates them differently now).
-    static func install(for entity: EntityDescription, columns: [String], in db: Database) throws {
+    ///
+    /// - Returns: what broke capture, for a ``CaptureGap``: triggers that were missing, or that hung on another
+    ///   table (a renamed one). A trigger merely regenerated is no break: it recorded every row change all along.
+    @discardableResult
+    static func install(for entity: EntityDescription, columns: [String], in db: Database) throws -> [String] {
+        var missing: [String] = [], elsewhere: [String] = []
         for definition in definitions(for: entity, columns: columns) {
-            let existing = try String.fetchOne(
-                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", arguments: [definition.name])
-            if existing == definition.sql { continue }
-            if existing != nil {
+            let existing = try Row.fetchOne(
+                db, sql: "SELECT sql, tbl_name FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+                arguments: [definition.name])
+            let existingSQL = existing?["sql"] as String?
+            if existingSQL == definition.sql { continue }
+            if let existing {
+                let table: String = existing["tbl_name"]
+                if table.lowercased() != entity.name.lowercased() { elsewhere.append("\(definition.name) on \(table)") }
                 try db.execute(sql: "DROP TRIGGER \(Identifier.quoted(definition.name))")
+            } else {
+                missing.append(definition.name)
             }
             try db.execute(sql: definition.sql)
         }
+        var problems: [String] = []
+        if !missing.isEmpty {
+            problems.append("the triggers \(missing.joined(separator: ", ")) of \(entity.name) were missing: dropped, or the table was re-created by another program")
+        }
+        if !elsewhere.isEmpty {
+            problems.append("the triggers \(elsewhere.joined(separator: ", ")) hung on another table: \(entity.name) was renamed by another program")
+        }
+        return problems
     }
 
     /// Whether the entity's triggers are in place exactly as this version generates them.

@@ -78,11 +78,15 @@ public final class SpotliteStore: Sendable {
             storeID = try pool.writeWithoutTransaction { db in
                 var storeID = ""
                 try db.inTransaction(.immediate) {
+                    // Triggers missing from a store that already had history mean capture was broken meanwhile.
+                    let existed = try HistorySchema.storedVersion(db) != nil
                     storeID = try HistorySchema.install(db)
+                    var problems: [String] = []
                     for entity in model.entities {
                         let columns = try EntitySchema.prepare(entity, in: db, creatingTable: true)
-                        try HistoryTriggers.install(for: entity, columns: columns.map(\.name), in: db)
+                        problems += try HistoryTriggers.install(for: entity, columns: columns.map(\.name), in: db)
                     }
+                    if existed { try CaptureGap.record(problems, in: db) }
                     return .commit
                 }
                 return storeID

@@ -141,13 +141,22 @@ struct InvariantChecker {
     private func compare(entity: EntityConfiguration, rows: [String: Row], rowCount: Int, searcher: IndexSearcher,
                          lookups: Int, everyDocument: Bool) throws -> [String] {
         var problems: [String] = []
-        let everything = try searcher.search(SearchRequest("", entities: [entity.name], limit: everyDocument ? 10_000_000 : 0,
-                                                           snippet: SnippetOptions(length: 0), correctsSpelling: false))
-        if !everyDocument && everything.total != rowCount {
-            problems.append("\(entity.name): the index matches about \(everything.total) documents for \(rowCount) rows")
+        // Every document, a page at a time (a search returns at most SearchRequest.maximumLimit hits).
+        var hits: [SearchHit] = []
+        var total = 0
+        repeat {
+            let page = try searcher.search(SearchRequest("", entities: [entity.name], offset: hits.count,
+                                                         limit: everyDocument ? SearchRequest.maximumLimit : 0,
+                                                         snippet: SnippetOptions(length: 0), correctsSpelling: false))
+            total = page.total
+            hits += page.hits
+            if page.hits.count < SearchRequest.maximumLimit { break }
+        } while everyDocument
+        if !everyDocument && total != rowCount {
+            problems.append("\(entity.name): the index matches about \(total) documents for \(rowCount) rows")
         }
         var seen: [String: Int] = [:]
-        for hit in everything.hits {
+        for hit in hits {
             let key = Self.keyText(hit.key)
             seen[key, default: 0] += 1
             guard hit.entity == entity.name else {

@@ -81,6 +81,7 @@ struct QueryFuzzer {
     static func kind(of error: SearchError) -> String {
         switch error {
         case .invalidQuery: "invalid query"
+        case .overBudget: "over budget"
         case .unknownEntity: "unknown entity"
         case .unknownField: "unknown field"
         case .indexMissing: "index missing"

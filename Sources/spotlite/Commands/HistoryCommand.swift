@@ -13,17 +13,18 @@ struct HistoryCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List history transactions with their changes, oldest first.")
 
-        @Option(help: "Only transactions after this token.") var after: Int64?
+        @Option(parsing: .unconditional, help: "Only transactions after this token.") var after: Int64?
         @Option(name: .customLong("author"), help: ArgumentHelp("Only transactions by this author (repeatable; `-` for none).", valueName: "name"))
         var authors: [String] = []
         @Option(name: .customLong("entity"), help: ArgumentHelp("Only changes of this entity (repeatable).", valueName: "name"))
         var entities: [String] = []
-        @Option(help: "At most this many transactions.") var limit: Int?
+        @Option(parsing: .unconditional, help: "At most this many transactions.") var limit: Int?
         @Flag(help: "Print the transactions as JSON.") var json = false
         @OptionGroup var options: GlobalOptions
 
         func validate() throws {
-            if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+            if let limit { try OptionRange.check(limit, in: OptionRange.historyLimit, option: "--limit") }
+            if let after { try OptionRange.check(after, in: OptionRange.historyAfter, option: "--after") }
         }
 
         func run() async throws {

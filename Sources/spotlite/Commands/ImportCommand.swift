@@ -26,13 +26,20 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: "The history context name of the import's transactions.")
     var context = "import"
 
-    @Option(help: "Lines per transaction.")
+    @Option(parsing: .unconditional, help: "Lines per transaction (1 to 100,000).")
     var batch = 1000
 
     @Flag(help: "Print the summary as JSON.")
     var json = false
 
     @OptionGroup var options: GlobalOptions
+
+    func validate() throws {
+        try OptionRange.check(batch, in: OptionRange.importBatch, option: "--batch")
+        if author.isEmpty || author.hasPrefix(RecordImporter.reservedAuthorPrefix) {
+            throw ImportError.invalidAuthor(author)
+        }
+    }
 
     func run() async throws {
         let environment = try CommandEnvironment(options: options)
@@ -45,6 +52,10 @@ struct ImportCommand: AsyncParsableCommand {
         if file == "-" {
             handle = FileHandle.standardInput
         } else {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw CommandFailure(message: "\(file) is a directory; give a JSON Lines file (or - for standard input)")
+            }
             guard let opened = FileHandle(forReadingAtPath: file) else {
                 throw CommandFailure(message: "cannot read \(file): no such file or not readable; check the path")
             }

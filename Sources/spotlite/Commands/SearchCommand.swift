@@ -23,10 +23,10 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(name: .customLong("filter"), help: ArgumentHelp("Only records whose keyword FIELD has VALUE (repeatable).", valueName: "field:value"))
     var filters: [String] = []
 
-    @Option(help: "How many hits to show.")
+    @Option(parsing: .unconditional, help: "How many hits to show (0 to 10,000).")
     var limit = 10
 
-    @Option(help: "How many hits to skip.")
+    @Option(parsing: .unconditional, help: "How many hits to skip (0 to 1,000,000).")
     var offset = 0
 
     @Option(help: ArgumentHelp("relevance, FIELD (ascending) or -FIELD (descending, written --sort=-FIELD), for sortable fields.", valueName: "order"))
@@ -44,8 +44,9 @@ struct SearchCommand: AsyncParsableCommand {
     @OptionGroup var options: GlobalOptions
 
     func validate() throws {
-        guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
-        guard offset >= 0 else { throw ValidationError("--offset must be 0 or more") }
+        try OptionRange.check(limit, in: OptionRange.searchLimit, option: "--limit",
+                              hint: "; page through more hits with --offset")
+        try OptionRange.check(offset, in: OptionRange.searchOffset, option: "--offset")
         if queries == nil && words.isEmpty && filters.isEmpty && entities.isEmpty {
             throw ValidationError("give a query (e.g. `spotlite search xapian`), a --filter, or --queries FILE")
         }

@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SpotliteSearch
+import SpotliteStore
+
+/// Keys are compared byte for byte, as SQLite compares them: keys that differ only in Unicode normalisation, and a
+/// blob key with the bytes of a text key, are different records with documents of their own.
+@Suite("Indexer: byte-exact keys")
+struct IndexerExactKeyTests {
+    static let entity = """
+        [entities.Item]
+        key = "id"
+
+        [entities.Item.fields]
+        id    = { type = "keyword", store = true }
+        title = { type = "text", store = true }
+        """
+
+    static let nfc = "caf\u{E9}"
+    static let nfd = "cafe\u{301}"
+
+    /// The stored data of the document with id term `term` in the live generation, or nil.
+    static func documentData(_ sandbox: IndexerSandbox, entity: String = "Item", key: DatabaseValue) throws -> DocumentData? {
+        let directory = IndexDirectory(path: sandbox.indexPath)
+        let generation = try #require(directory.liveGeneration)
+        let database = try XapianDatabase(path: directory.generationPath(generation))
+        return try database.documentData(uniqueTerm: DocumentIdentity.term(entity: entity, key: key))
+            .flatMap(DocumentData.init(decoding:))
+    }
+
+    @Test("NFC and NFD keys are two documents through incremental updates and deletes")
+    func normalisationVariantsStayApart() async throws {
+        #expect(Self.nfc == Self.nfd, "Swift calls them equal; SQLite does not")
+        let sandbox = try IndexerSandbox(entities: Self.entity)
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.update()
+        try sandbox.store.write(author: "app") { db in
+            try db.execute(sql: "INSERT INTO Item (id, title) VALUES (?, 'composed')", arguments: [Self.nfc])
+            try db.execute(sql: "INSERT INTO Item (id, title) VALUES (?, 'decomposed')", arguments: [Self.nfd])
+        }
+        let summary = try await indexer.update()
+        #expect(summary.rebuilt == false)
+        #expect(summary.indexed == 2, "both rows indexed, not one: \(summary)")
+        #expect(try sandbox.makeSearcher().documentCount() == 2)
+        let composed = try #require(try Self.documentData(sandbox, key: Self.nfc.databaseValue))
+        let decomposed = try #require(try Self.documentData(sandbox, key: Self.nfd.databaseValue))
+        #expect(composed.fields["title"] == .text("composed"))
+        #expect(decomposed.fields["title"] == .text("decomposed"))
+        #expect(Array(composed.key.description.utf8) == Array(Self.nfc.utf8))
+        #expect(Array(decomposed.key.description.utf8) == Array(Self.nfd.utf8))
+
+        // Updating one and deleting the other in one transaction touches each once.
+        try sandbox.store.write(author: "app") { db in
+            try db.execute(sql: "UPDATE Item SET title = 'composed again' WHERE id = ?", arguments: [Self.nfc])
+            try db.execute(sql: "DELETE FROM Item WHERE id = ?", arguments: [Self.nfd])
+        }
+        try await indexer.update()
+        #expect(try sandbox.makeSearcher().documentCount() == 1)
+        #expect(try Self.documentData(sandbox, key: Self.nfc.databaseValue)?.fields["title"] == .text("composed again"))
+        #expect(try Self.documentData(sandbox, key: Self.nfd.databaseValue) == nil)
+    }
+
+    @Test("a record id set keeps NFC and NFD keys apart")
+    func recordIDsAreExact() {
+        let ids: Set<IndexRecordID> = [IndexRecordID(entity: "Item", key: Self.nfc.databaseValue),
+                                       IndexRecordID(entity: "Item", key: Self.nfd.databaseValue),
+                                       IndexRecordID(entity: "Item", key: Self.nfc.databaseValue)]
+        #expect(ids.count == 2)
+    }
+
+    @Test("a blob key with a text key's bytes does not replace the text row's document")
+    func blobKeyIsNotText() async throws {
+        let sandbox = try IndexerSandbox(entities: Self.entity)
+        let indexer = try sandbox.makeIndexer()
+        try sandbox.store.write(author: "app") { db in
+            try db.execute(sql: "INSERT INTO Item (id, title) VALUES ('k', 'the text row')")
+        }
+        try await indexer.update()
+        // Another program stores a blob with the same bytes: SQLite keeps both rows.
+        try sandbox.sqlite3("INSERT INTO Item (id, title) VALUES (CAST('k' AS BLOB), 'the blob row');")
+        try await indexer.update()
+        #expect(try sandbox.makeSearcher().documentCount() == 2)
+        #expect(try Self.documentData(sandbox, key: "k".databaseValue)?.fields["title"] == .text("the text row"))
+        #expect(try Self.documentData(sandbox, key: Data("k".utf8).databaseValue)?.fields["title"] == .text("the blob row"))
+        // Deleting the blob row leaves the text row's document alone; a rebuild agrees.
+        try sandbox.sqlite3("DELETE FROM Item WHERE typeof(id) = 'blob';")
+        try await indexer.update()
+        #expect(try sandbox.makeSearcher().documentCount() == 1)
+        #expect(try Self.documentData(sandbox, key: "k".databaseValue)?.fields["title"] == .text("the text row"))
+        try await indexer.rebuild()
+        #expect(try Self.documentData(sandbox, key: "k".databaseValue)?.fields["title"] == .text("the text row"))
+    }
+}
