@@ -5,7 +5,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SYSTEM_PACKAGES := libxapian-dev libsqlite3-dev sqlite3
 JOBS ?=
 
-.PHONY: all deps build release test demo demo-data bench stress clean
+.PHONY: all deps build release test demo demo-data bench stress clean install uninstall
 
 all: build
 
@@ -66,6 +66,36 @@ bench: deps
 SEED ?= 1
 stress: release
 	.build/release/spotlite-reliability all --long --seed $(SEED)
+
+# `make install PREFIX=~/.local` installs the spotlite command, its man page and its bash, zsh and fish completions.
+# The binary is built in release mode with the Swift runtime linked in (in .build/install, apart from the other
+# builds), so it needs only the system's libxapian and libsqlite3. BINARY=path installs an existing binary instead,
+# without building (packagers, and the tests, which install the debug build into a temporary prefix).
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINARY ?=
+INSTALL_BINARY = $(if $(BINARY),$(BINARY),.build/install/release/spotlite)
+
+$(if $(BINARY),,.build/install/release/spotlite): deps
+	$(SWIFT) build -c release --product spotlite --static-swift-stdlib --scratch-path .build/install
+
+install: $(if $(BINARY),,.build/install/release/spotlite)
+	@root="$(DESTDIR)$(PREFIX)"; \
+	set -e; \
+	install -d "$$root/bin" "$$root/share/man/man1" "$$root/share/bash-completion/completions" \
+	  "$$root/share/zsh/site-functions" "$$root/share/fish/vendor_completions.d"; \
+	install -m 755 "$(INSTALL_BINARY)" "$$root/bin/spotlite"; \
+	"$$root/bin/spotlite" manual > "$$root/share/man/man1/spotlite.1"; \
+	"$$root/bin/spotlite" --generate-completion-script bash > "$$root/share/bash-completion/completions/spotlite"; \
+	"$$root/bin/spotlite" --generate-completion-script zsh > "$$root/share/zsh/site-functions/_spotlite"; \
+	"$$root/bin/spotlite" --generate-completion-script fish > "$$root/share/fish/vendor_completions.d/spotlite.fish"; \
+	echo "Installed $$root/bin/spotlite, its man page (man spotlite) and bash, zsh and fish completions."; \
+	case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "Add $(PREFIX)/bin to your PATH to run spotlite by name." ;; esac
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/spotlite" "$(DESTDIR)$(PREFIX)/share/man/man1/spotlite.1" \
+	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/spotlite" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_spotlite" \
+	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/spotlite.fish"
 
 clean:
 	rm -rf .build

@@ -8,12 +8,14 @@ extension SpotliteConfiguration {
     ///
     /// - Parameters:
     ///   - path: the file, absolute or relative to the current directory; errors name it as given.
-    ///   - baseDirectory: the directory relative `store` and `index` paths are resolved against; the current
-    ///     directory when nil.
+    ///   - baseDirectory: the directory relative `store` and `index` paths are resolved against; the folder of
+    ///     the file when nil, so that a configuration means the same files from any working directory.
     /// - Throws: ``ConfigurationError`` when the file cannot be read, is not valid TOML or breaks a rule.
     public init(contentsOf path: String, baseDirectory: String? = nil) throws(ConfigurationError) {
         let text = try Self.readText(at: path)
-        try self.init(tomlString: text, source: path, baseDirectory: baseDirectory)
+        let folder = (Self.resolvePath(path, against: FileManager.default.currentDirectoryPath) as NSString)
+            .deletingLastPathComponent
+        try self.init(tomlString: text, source: path, baseDirectory: baseDirectory ?? folder)
     }
 
     /// Reads and checks the configuration file at a file URL; see `init(contentsOf:baseDirectory:)` taking a path.

@@ -17,13 +17,20 @@ struct Spotlite: AsyncParsableCommand {
         program such as the sqlite3 shell, is recorded as history (token, author, context, changed rows). The search \
         index consumes that history: `spotlite index update` applies what changed since it last ran.
 
-        Start with `spotlite demo`, or: `spotlite import packages.jsonl --entity Package`, then \
-        `spotlite index update` and `spotlite search xapian`. The store, the index and what gets indexed are set in \
-        config/spotlite.toml (or --config PATH).
+        The store, the index and what gets indexed are set in config/spotlite.toml (or --config PATH); \
+        `spotlite init` writes one, guessing the fields from a JSON Lines file.
+
+        EXAMPLES
+          spotlite init --from packages.jsonl --entity Package
+          spotlite import packages.jsonl --entity Package
+          spotlite index update
+          spotlite search "full text" --facet section
+
+        \(ExitStatus.documentation)
         """,
         version: "0.1.0",
-        subcommands: [ImportCommand.self, IndexCommand.self, SearchCommand.self, HistoryCommand.self,
-                      MigrateCommand.self, DemoCommand.self]
+        subcommands: [InitCommand.self, ImportCommand.self, IndexCommand.self, SearchCommand.self, HistoryCommand.self,
+                      MigrateCommand.self, DemoCommand.self, ManualCommand.self]
     )
 
     /// Runs the command; every failure becomes one line on stderr, `spotlite: <problem>; <what to do>`.
@@ -34,11 +41,17 @@ struct Spotlite: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in
             guard showsLogs else { return SwiftLogNoOpLogHandler() }
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .info
+            // Commands say what they did themselves (a rebuild's reason among it): only problems are logged.
+            handler.logLevel = .warning
             return handler
         }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let mistake = CommandSuggestion.check(arguments, root: Spotlite.self) {
+            Terminal.printError(mistake)
+            Foundation.exit(ExitStatus.usage)
+        }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -53,14 +66,14 @@ struct Spotlite: AsyncParsableCommand {
             Foundation.exit(error.status)
         } catch let error as ProductError {
             Terminal.printError(error.description)
-            Foundation.exit(1)
+            Foundation.exit(ExitStatus.status(of: error))
         } catch let error as DatabaseError {
             // SQLite failed under a command (a full disk, a file that is not writable): not a usage problem.
             Terminal.printError("the store failed: SQLite error \(error.resultCode.rawValue): \(error.message ?? "\(error)"); check that the disk is not full and that the store and its folder are writable, then run the command again")
-            Foundation.exit(1)
+            Foundation.exit(ExitStatus.failure)
         } catch let error as XapianError {
             Terminal.printError("the index failed: \(error); check that the disk is not full and the index directory is writable, and run `spotlite index rebuild` if the index is damaged")
-            Foundation.exit(1)
+            Foundation.exit(ExitStatus.failure)
         } catch {
             // Errors from parsing the command line: usage problems.
             let code = exitCode(for: error)
@@ -68,7 +81,7 @@ struct Spotlite: AsyncParsableCommand {
             let message = Self.message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
                 .replacingOccurrences(of: "Error: ", with: "")
             Terminal.printError("\(message.split(separator: "\n").first.map(String.init) ?? message); see `spotlite help`")
-            Foundation.exit(code.rawValue)
+            Foundation.exit(ExitStatus.usage)
         }
     }
 }
@@ -79,6 +92,6 @@ protocol ProductError: Error, CustomStringConvertible {}
 /// A failure the command itself reports, with its exit status.
 struct CommandFailure: Error, ProductError {
     var message: String
-    var status: Int32 = 1
+    var status: Int32 = ExitStatus.input
     var description: String { message }
 }

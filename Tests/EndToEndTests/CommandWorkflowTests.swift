@@ -72,6 +72,11 @@ struct CommandWorkflowTests {
         let lines = try output.jsonLines()
         #expect(!lines.isEmpty, "one JSON line per applied batch")
         #expect(lines.allSatisfy { ($0 as? [String: Any])?["token"] != nil })
+        // Each line is that batch's own share: the foreign insert is one document, indexed in measurable time.
+        let objects = lines.compactMap { $0 as? [String: Any] }
+        #expect(objects.contains { $0["indexed"] as? Int == 1 && $0["rebuilt"] as? Bool == false && $0["transactions"] as? Int == 1 },
+                "\(objects)")
+        #expect(objects.allSatisfy { ($0["seconds"] as? Double ?? 0) > 0 }, "seconds is measured: \(objects)")
     }
 
     @Test func demoRunsWithTheSampleCatalog() throws {

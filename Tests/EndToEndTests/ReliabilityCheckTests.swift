@@ -7,8 +7,8 @@ extension ReliabilityTests {
     @Suite("Reliability: the invariant checker catches broken promises", .serialized)
     struct CheckTests {
         static let configuration = """
-            store = "store.sqlite"
-            index = "search"
+            store = "../store.sqlite"
+            index = "../search"
 
             [entities.Item]
             key = "id"

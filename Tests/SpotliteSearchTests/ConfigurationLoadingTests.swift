@@ -7,7 +7,8 @@ struct ConfigurationLoadingTests {
     @Test("the default config/spotlite.toml parses to the documented values")
     func defaultFile() throws {
         let path = ConfigurationTestSupport.repositoryFile(SpotliteConfiguration.defaultPath)
-        let configuration = try SpotliteConfiguration(contentsOf: path, baseDirectory: "/work/project")
+        // Its paths are relative to its folder, config/: the store is Index/ beside that folder.
+        let configuration = try SpotliteConfiguration(contentsOf: path, baseDirectory: "/work/project/config")
 
         #expect(configuration.storePath == "/work/project/Index/store.sqlite")
         #expect(configuration.indexPath == "/work/project/Index/search")

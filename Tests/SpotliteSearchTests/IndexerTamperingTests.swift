@@ -90,4 +90,29 @@ struct IndexerTamperingTests {
         let first = try sandbox.store.fetchHistory(HistoryRequest.after(nil).limit(1))
         #expect(first.first?.changes.count == 3)
     }
+
+    @Test("a document whose stored data is damaged is an error naming the rebuild, not a silently missing hit")
+    func damagedDocumentData() async throws {
+        let (sandbox, indexer) = try await Self.indexedSandbox()
+        let directory = IndexDirectory(path: sandbox.indexPath)
+        let generation = try #require(directory.liveGeneration)
+        do {
+            let writer = try XapianWritableDatabase(path: directory.generationPath(generation), action: .open)
+            let document = try XapianDocument()
+            let idTerm = DocumentIdentity.term(entity: "Item", key: "b".databaseValue)
+            try document.addBooleanTerm(idTerm)
+            try document.addBooleanTerm(IndexSchema.entityTermPrefix + "Item")
+            try document.addTerm("damaged")
+            try document.setData("{\"entity\":\"Item\",\"key\":")
+            _ = try writer.replaceDocument(uniqueTerm: idTerm, document: document)
+            try writer.commit()
+            try writer.close()
+        }
+        let error = #expect(throws: SearchError.self) {
+            try sandbox.makeSearcher().search(SearchRequest("", limit: 10, correctsSpelling: false))
+        }
+        #expect(error?.description.contains("spotlite index rebuild") == true, "\(String(describing: error))")
+        try await indexer.rebuild()
+        #expect(try Self.indexedTitles(sandbox)["b"] == "old b")
+    }
 }

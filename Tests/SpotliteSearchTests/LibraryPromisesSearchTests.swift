@@ -87,11 +87,11 @@ struct LibraryPromisesSearchTests {
             commits.append(update)
             if update.token == token { break }
         }
-        #expect(commits.first?.summary.rebuilt == true)
-        #expect(commits.dropFirst().allSatisfy { !$0.summary.rebuilt && $0.summary.reason == nil })
-        #expect(commits.map(\.summary.indexed).reduce(0, +) == summary.indexed)
-        #expect(commits.map(\.summary.transactions).reduce(0, +) == summary.transactions)
-        #expect(commits.dropFirst().allSatisfy { $0.summary.indexed <= 7 }, "\(commits.map(\.summary.indexed))")
+        #expect(commits.first?.commit.rebuilt == true)
+        #expect(commits.dropFirst().allSatisfy { !$0.commit.rebuilt && $0.commit.reason == nil })
+        #expect(commits.map(\.commit.indexed).reduce(0, +) == summary.indexed)
+        #expect(commits.map(\.commit.transactions).reduce(0, +) == summary.transactions)
+        #expect(commits.dropFirst().allSatisfy { $0.commit.indexed <= 7 }, "\(commits.map(\.commit.indexed))")
     }
 
     @Test("a write's token says when the index has it; the indexed document reads back by key")

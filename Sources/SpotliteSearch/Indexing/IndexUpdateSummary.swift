@@ -44,9 +44,11 @@ public struct IndexUpdateSummary: Sendable, Hashable, Codable {
 public struct IndexDidUpdate: Sendable, Hashable {
     /// The history token the index reflects after this commit.
     public var token: HistoryToken?
-    /// What this commit did, not the update's running total: the transactions, changes and documents it
-    /// committed; `rebuilt` and `reason` only on the commit that switched in a rebuilt index.
+    /// What the update in progress has done so far, this commit included (`seconds`: the time since it began).
     public var summary: IndexUpdateSummary
+    /// What this commit alone did: counts since the previous commit of the same update (`seconds`: the time since
+    /// that commit, or since the update began).
+    public var commit = IndexUpdateSummary()
 }
 
 /// Progress of a long rebuild: documents done out of the rows to index.

@@ -82,6 +82,7 @@ extension SpotliteIndexer {
                         // applied transaction is harmless since documents are rebuilt from the current rows.
                         try flush(&pending, order: &order, writer: writer, builder: builder, token: lastComplete,
                                   tally: &tally, into: &summary)
+                        if isStopRequested { return }
                     }
                 }
                 tally.transactions += 1
@@ -90,6 +91,8 @@ extension SpotliteIndexer {
                 if pending.count >= batchSize {
                     try flush(&pending, order: &order, writer: writer, builder: builder, token: lastComplete,
                               tally: &tally, into: &summary)
+                    // Stopping: what is committed is exact; the rest is applied by the next update.
+                    if isStopRequested { return }
                 }
             }
         }
@@ -130,12 +133,6 @@ extension SpotliteIndexer {
         try writer.setMetadata(String(Date().timeIntervalSince1970), forKey: IndexMetadata.updatedAtKey)
         try writer.commit()
         // Only now is it true. The tally holds the transactions completed since the last commit: those up to `token`.
-        var commit = IndexUpdateSummary()
-        commit.indexed = indexed
-        commit.deleted = deleted
-        commit.transactions = tally.transactions
-        commit.changes = tally.changes
-        commit.token = token
         summary.indexed += indexed
         summary.deleted += deleted
         summary.transactions += tally.transactions
@@ -143,6 +140,6 @@ extension SpotliteIndexer {
         tally = Tally()
         summary.token = token
         advancePosition(to: token)
-        broadcaster.post(IndexDidUpdate(token: token, summary: commit))
+        postCommit(token: token, summary: summary)
     }
 }

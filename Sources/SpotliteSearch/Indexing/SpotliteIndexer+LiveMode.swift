@@ -32,7 +32,14 @@ extension SpotliteIndexer {
     /// Stops live indexing after the update in progress (if any) has committed, and releases the writer lock.
     /// The indexer's position stays in the store, so the history it will need is kept for it (up to the
     /// configured maximum duration), and the next ``start()`` or ``update()`` resumes from the index's token.
-    public func stop() async {
+    public nonisolated func stop() async {
+        // An update in progress holds the actor: ask it to return at its next batch boundary first.
+        stopRequest.set(true)
+        await stopLiveTask()
+    }
+
+    private func stopLiveTask() async {
+        defer { stopRequest.set(false) }
         guard let task = liveTask else { return }
         liveTask = nil
         task.cancel()
@@ -48,6 +55,8 @@ extension SpotliteIndexer {
             do {
                 _ = try update()
                 lastError = nil
+                return
+            } catch is IndexingStopped {
                 return
             } catch {
                 lastError = "\(error)"

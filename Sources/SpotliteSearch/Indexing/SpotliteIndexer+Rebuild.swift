@@ -80,12 +80,7 @@ extension SpotliteIndexer {
         summary.reason = reason
         summary.indexed += indexed
         summary.token = token
-        var commit = IndexUpdateSummary()
-        commit.rebuilt = true
-        commit.reason = reason
-        commit.indexed = indexed
-        commit.token = token
-        broadcaster.post(IndexDidUpdate(token: token, summary: commit))
+        postCommit(token: token, summary: summary)
     }
 
     /// Indexes every row of one read snapshot and returns the token the snapshot reflects, with the number of
@@ -112,7 +107,10 @@ extension SpotliteIndexer {
                         try write(try builder.document(entity: entity, key: key, attributes: attributes), to: writer, fresh: true)
                         indexed += 1
                     }
-                    if done % 1000 == 0 { progress?(IndexProgress(done: done, total: total)) }
+                    if done % 1000 == 0 {
+                        progress?(IndexProgress(done: done, total: total))
+                        if isStopRequested { throw IndexingStopped() }
+                    }
                 }
             }
             progress?(IndexProgress(done: done, total: total))

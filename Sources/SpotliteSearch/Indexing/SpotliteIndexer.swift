@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import SpotliteStore
+import Synchronization
 
 /// The history-driven search indexer: a Spotlight delegate for SQLite on Linux.
 ///
@@ -45,11 +46,29 @@ public actor SpotliteIndexer {
     let broadcaster = IndexUpdateBroadcaster()
     var lock: IndexWriterLock?
     var liveTask: Task<Void, Never>?
+    /// When the update in progress began, and what its previous commit had posted: each post tells its own share.
+    var updateStarted = ContinuousClock.now
+    var lastPosted = IndexUpdateSummary()
     var progressHandler: (@Sendable (IndexProgress) -> Void)?
     /// Called with each document just before it is written; lets tests make Xapian fail a write for real.
     var documentWriteHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
     /// The last error live indexing met, or nil after a successful update (it retries with a growing delay).
     public internal(set) var lastError: String?
+    /// Set by ``stop()`` without waiting for the actor: an update in progress checks it between batches (after a
+    /// commit, so what is indexed stays exact) and returns early, so stopping never waits for a whole backlog.
+    nonisolated let stopRequest = StopRequest()
+
+    /// Thrown out of a rebuild that a ``stop()`` interrupted (the new generation is discarded, the live one kept).
+    struct IndexingStopped: Error {}
+
+    /// A flag shared with whoever asks the indexer to stop, readable without the actor.
+    final class StopRequest: Sendable {
+        private let flag = Mutex(false)
+        var isSet: Bool { flag.withLock { $0 } }
+        func set(_ value: Bool) { flag.withLock { $0 = value } }
+    }
+
+    nonisolated var isStopRequested: Bool { stopRequest.isSet }
 
     /// Creates an indexer for `store`, indexing what `configuration` describes into `indexPath` (default: the
     /// configuration's index path). Nothing is opened until the first update.
@@ -139,6 +158,8 @@ public actor SpotliteIndexer {
     private func performUpdate(forcedReason: String?) throws -> IndexUpdateSummary {
         let clock = ContinuousClock()
         let started = clock.now
+        updateStarted = started
+        lastPosted = IndexUpdateSummary()
         var summary = IndexUpdateSummary()
         _ = try store.sealPendingChanges()
         // Triggers dropped or a table rebuilt by another program since the last pass: re-create them now, and let
@@ -172,6 +193,27 @@ public actor SpotliteIndexer {
         let elapsed = clock.now - started
         summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return summary
+    }
+
+    /// Posts a commit to ``indexUpdates()`` observers: the update's running summary, and this commit's share.
+    func postCommit(token: HistoryToken?, summary: IndexUpdateSummary) {
+        var summary = summary
+        summary.seconds = Self.seconds(ContinuousClock.now - updateStarted)
+        var commit = IndexUpdateSummary()
+        commit.token = token
+        commit.transactions = summary.transactions - lastPosted.transactions
+        commit.changes = summary.changes - lastPosted.changes
+        commit.indexed = summary.indexed - lastPosted.indexed
+        commit.deleted = summary.deleted - lastPosted.deleted
+        commit.rebuilt = summary.rebuilt && !lastPosted.rebuilt
+        commit.reason = commit.rebuilt ? summary.reason : nil
+        commit.seconds = summary.seconds - lastPosted.seconds
+        lastPosted = summary
+        broadcaster.post(IndexDidUpdate(token: token, summary: summary, commit: commit))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// Whether a failed update met a damaged index (a rebuild helps), rather than a write failure such as a full disk.

@@ -271,7 +271,10 @@ public final class IndexSearcher: Sendable {
         var hits: [SearchHit] = []
         hits.reserveCapacity(mset.hits.count)
         for hit in mset.hits {
-            guard let data = DocumentData(decoding: hit.data) else { continue }
+            // Skipping it would answer "1 result" with no hit: a damaged document is an error naming the repair.
+            guard let data = DocumentData(decoding: hit.data) else {
+                throw SearchError.indexCorrupt(path: indexPath, reason: "the stored data of document \(hit.docid) is damaged")
+            }
             hits.append(SearchHit(entity: data.entity, key: data.key, rank: hit.rank + 1,
                                   score: hit.weight, percent: hit.percent, fields: data.fields, snippet: ""))
         }

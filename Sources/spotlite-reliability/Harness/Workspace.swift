@@ -10,7 +10,11 @@ final class Workspace {
         var stdout: String
         var stderr: String
 
-        var succeeded: Bool { termination.succeeded }
+        /// Whether the command did its work: `spotlite search` exits 1 when it finds nothing (like grep), with its
+        /// results on stdout and nothing on stderr, and that is an answer too.
+        var succeeded: Bool {
+            termination.succeeded || (termination.exitStatus == 1 && stderr.isEmpty && !stdout.isEmpty)
+        }
 
         /// stdout parsed as one JSON object.
         var jsonObject: [String: Any]? {

@@ -41,8 +41,12 @@ extension BadInputSuite {
             ("history list --author with SQL", ["history", "list", "--json", "--author", "x' OR 1=1 --"]),
         ] {
             let run = try workspace.runSpotlite(arguments)
-            if !run.succeeded { problems.append("\(name): \(run.errorLine)") }
-            else if (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [Any] != nil,
+            if !run.succeeded {
+                // An entity the configuration does not describe is refused, by its name: not read as SQL either.
+                if !(arguments.contains("--entity") && run.errorLine.contains("unknown entity \"Item' OR '1'='1\"")) {
+                    problems.append("\(name): \(run.errorLine)")
+                }
+            } else if (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [Any] != nil,
                     let list = (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [Any], !list.isEmpty {
                 problems.append("\(name) matched \(list.count) transactions: the text was read as SQL")
             }

@@ -10,7 +10,14 @@ struct ImportCommand: AsyncParsableCommand {
         Each line is a JSON object whose keys are the entity's columns; it is inserted, or updates the record with \
         the same key. {"name": "x", "_delete": true} deletes the record with that key. Every batch of lines is one \
         history transaction by the given author and context. A malformed line stops the import with its line \
-        number: the batches before it stay committed, its own batch is not.
+        number: the batches before it stay committed, its own batch is not. The file may be compressed (xz, gzip, \
+        bzip2 or zstd, read through the system's decompressor); a first import that fails before committing \
+        anything leaves no store behind.
+
+        EXAMPLES
+          spotlite import packages.jsonl --entity Package
+          spotlite import packages.jsonl.xz --entity Package --batch 5000
+          cat changes.jsonl | spotlite import - --entity Package --author sync --context nightly
         """
     )
 
@@ -47,29 +54,40 @@ struct ImportCommand: AsyncParsableCommand {
         guard environment.configuration.entity(named: entity) != nil else {
             throw ImportError.unknownEntity(entity, known: environment.configuration.entities.map(\.name))
         }
-        let handle: FileHandle
-        var totalBytes: Int?
-        if file == "-" {
-            handle = FileHandle.standardInput
-        } else {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
-                throw CommandFailure(message: "\(file) is a directory; give a JSON Lines file (or - for standard input)")
-            }
-            guard let opened = FileHandle(forReadingAtPath: file) else {
-                throw CommandFailure(message: "cannot read \(file): no such file or not readable; check the path")
-            }
-            handle = opened
-            totalBytes = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
-        }
-        let store = try environment.openStore(create: true)
-        let importer = try RecordImporter(store: store, entity: entity, author: author, contextName: context, batchSize: batch)
-        let bar = ProgressBar(label: "Importing", unit: "bytes", enabled: environment.showsProgress)
+        // The input is opened (and its decompressor found) before the store is touched.
+        let input = try InputSource(path: file)
+        defer { input.abandon() }
+        var created = CreatedStore()
+        let summary: RecordImporter.Summary
         let started = Date()
-        let summary = try importer.run(from: handle, totalBytes: totalBytes) { progress in
-            bar.update(done: progress.bytes, total: progress.totalBytes)
+        var store: SpotliteStore?
+        do {
+            store = try environment.openStore(create: true, recording: &created)
+            let importer = try RecordImporter(store: store!, entity: entity, author: author, contextName: context, batchSize: batch)
+            let bar = ProgressBar(label: "Importing", unit: "bytes", enabled: environment.showsProgress)
+            do {
+                summary = try importer.run(from: input.handle, totalBytes: input.compression == nil ? input.totalBytes : nil) { progress in
+                    bar.update(done: progress.bytes, total: progress.totalBytes)
+                }
+                bar.finish()
+                try input.finish()
+            } catch {
+                bar.finish()
+                // A compressed file cut short fails in the decompressor: its message says more than the last line.
+                if case ImportError.malformedLine = error, let failure = input.decompressionFailure() { throw failure }
+                throw error
+            }
+        } catch {
+            // A first import that committed nothing leaves no store behind.
+            if created.storePath != nil, (try? store?.historyStatistics().transactions) ?? 0 == 0 {
+                store = nil
+                created.remove()
+            }
+            throw error
         }
-        bar.finish()
+        if let path = created.storePath, !json {
+            print("Created store at \(path)")
+        }
         let seconds = Date().timeIntervalSince(started)
         if json {
             JSONOutput.print([
@@ -78,8 +96,8 @@ struct ImportCommand: AsyncParsableCommand {
                 "token": summary.token?.rawValue ?? 0, "seconds": seconds,
             ] as [String: Any])
         } else {
-            print("Imported \(Terminal.number(summary.lines)) lines into \(summary.entity) in \(Terminal.duration(seconds)): \(Terminal.number(summary.inserted)) inserted, \(Terminal.number(summary.updated)) updated, \(Terminal.number(summary.deleted)) deleted.")
-            print("\(Terminal.number(summary.transactions)) history transactions by \(author) (context \(context)), up to token \(summary.token.map { "\($0)" } ?? "none").")
+            print("Imported \(Plural.count(summary.lines, "line")) into \(summary.entity) in \(Terminal.duration(seconds)): \(Terminal.number(summary.inserted)) inserted, \(Terminal.number(summary.updated)) updated, \(Terminal.number(summary.deleted)) deleted.")
+            print("\(Plural.count(summary.transactions, "history transaction")) by \(author) (context \(context)), up to token \(summary.token.map { "\($0)" } ?? "none").")
         }
     }
 }

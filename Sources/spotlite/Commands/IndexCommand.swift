@@ -11,7 +11,16 @@ struct IndexCommand: AsyncParsableCommand {
 
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Apply the history since the index's token; rebuild first when needed (and say why).")
+            abstract: "Apply the history since the index's token; rebuild first when needed (and say why).",
+            discussion: """
+            The first update builds the index from the store's rows; later ones apply only the changes recorded \
+            since, by any writer. A changed configuration (fields, language, stopwords) or history deleted before \
+            the index read it makes the update rebuild, and it says why.
+
+            EXAMPLES
+              spotlite index update
+              spotlite index update --json
+            """)
 
         @Flag(help: "Print the summary as JSON.") var json = false
         @OptionGroup var options: GlobalOptions
@@ -23,7 +32,14 @@ struct IndexCommand: AsyncParsableCommand {
 
     struct Rebuild: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Build a fresh index from the store's rows beside the live one and switch to it atomically.")
+            abstract: "Build a fresh index from the store's rows beside the live one and switch to it atomically.",
+            discussion: """
+            Searches keep using the live index until the new one is complete.
+
+            EXAMPLES
+              spotlite index rebuild
+              spotlite index rebuild --json --progress 2> rebuild.log
+            """)
 
         @Flag(help: "Print the summary as JSON.") var json = false
         @OptionGroup var options: GlobalOptions
@@ -52,13 +68,20 @@ struct IndexCommand: AsyncParsableCommand {
         if summary.rebuilt {
             print("Rebuilt \(indexPath): \(summary.reason ?? "requested").")
         }
-        print("Index at token \(summary.token.map { "\($0)" } ?? "0"): \(Terminal.number(summary.transactions)) transactions, \(Terminal.number(summary.changes)) changes applied; \(Terminal.number(summary.indexed)) documents indexed, \(Terminal.number(summary.deleted)) deleted in \(Terminal.duration(summary.seconds)).")
+        print("Index at token \(summary.token.map { "\($0)" } ?? "0"): \(Plural.count(summary.transactions, "transaction")), \(Plural.count(summary.changes, "change")) applied; \(Plural.count(summary.indexed, "document")) indexed, \(Terminal.number(summary.deleted)) deleted in \(Terminal.duration(summary.seconds)).")
     }
 
     struct Watch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Keep the index up to date until SIGINT or SIGTERM, reacting to writes from any process.",
-            discussion: "Logs one line per applied batch on stderr (one JSON line per batch on stdout with --json). On SIGINT or SIGTERM it finishes the batch in progress and exits 0.")
+            discussion: """
+            Logs one line per applied batch on stderr (one JSON line per batch on stdout with --json). On SIGINT or \
+            SIGTERM it finishes the batch in progress and exits 0.
+
+            EXAMPLES
+              spotlite index watch
+              spotlite index watch --json > index-updates.jsonl &
+            """)
 
         @Flag(help: "Print one JSON line per applied batch.") var json = false
         @OptionGroup var options: GlobalOptions
@@ -72,16 +95,16 @@ struct IndexCommand: AsyncParsableCommand {
             try await indexer.start()
             if !json { Terminal.log("Watching \(store.path) → \(indexer.indexPath) (Ctrl-C to stop)") }
             let printer = Task {
-                var previous = IndexUpdateSummary()
+                // One line per commit, with that commit's own counts and time.
                 for await update in updates {
-                    let summary = update.summary
+                    let commit = update.commit
+                    // A commit that only saved the position applied nothing: no line.
+                    if commit.transactions == 0 && commit.indexed == 0 && commit.deleted == 0 && !commit.rebuilt { continue }
                     if json {
-                        JSONOutput.print(encodable: summary)
+                        JSONOutput.print(encodable: commit)
                     } else {
-                        let indexed = summary.indexed - previous.indexed, deleted = summary.deleted - previous.deleted
-                        Terminal.log("\(ISO8601.string(from: Date())) token \(update.token.map { "\($0)" } ?? "0"): \(max(0, indexed)) indexed, \(max(0, deleted)) deleted\(summary.rebuilt && !previous.rebuilt ? " (rebuilt: \(summary.reason ?? ""))" : "")")
+                        Terminal.log("\(ISO8601.string(from: Date())) token \(update.token.map { "\($0)" } ?? "0"): \(Plural.count(commit.transactions, "transaction")), \(Terminal.number(commit.indexed)) indexed, \(Terminal.number(commit.deleted)) deleted in \(Terminal.duration(commit.seconds))\(commit.rebuilt ? " (rebuilt: \(commit.reason ?? "requested"))" : "")")
                     }
-                    previous = summary
                 }
             }
             await stop.wait()
@@ -94,7 +117,12 @@ struct IndexCommand: AsyncParsableCommand {
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the index's documents and token against the store, and every author's position.")
+            abstract: "Show the index's documents and token against the store, and every author's position.",
+            discussion: """
+            EXAMPLES
+              spotlite index status
+              spotlite index status --json
+            """)
 
         @Flag(help: "Print the status as JSON.") var json = false
         @OptionGroup var options: GlobalOptions
@@ -118,9 +146,10 @@ struct IndexCommand: AsyncParsableCommand {
             ("Documents", Terminal.number(status.documents)),
             ("Token", status.token.map { "\($0)" } ?? "0"),
             ("Store token", status.storeToken.map { "\($0)" } ?? "0"),
-            ("Pending", "\(Terminal.number(status.pendingTransactions)) transaction\(status.pendingTransactions == 1 ? "" : "s")"),
+            ("Pending", Plural.count(status.pendingTransactions, "transaction")),
             ("Oldest history", status.oldestHistoryToken.map { "token \($0)" } ?? "none"),
-            ("Fingerprint", (status.fingerprint ?? "-") + (status.fingerprint != nil && status.fingerprint != status.configurationFingerprint ? " (configuration changed: next update rebuilds)" : "")),
+            ("Fingerprint", status.fingerprint.map { $0 + ($0 != status.configurationFingerprint ? " (configuration changed: next update rebuilds)" : "") }
+                ?? "\(status.configurationFingerprint) (the configuration's; no index built yet)"),
             ("Last update", status.updatedAt.map { ISO8601.string(from: $0) } ?? "never"),
         ]
         let width = rows.map(\.0.count).max() ?? 0
@@ -144,7 +173,13 @@ struct IndexCommand: AsyncParsableCommand {
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove the index and the indexer's position in the store (cleanup stops waiting for it).")
+            abstract: "Remove the index and the indexer's position in the store (cleanup stops waiting for it).",
+            discussion: """
+            The store and its history are untouched; the next `spotlite index update` builds the index again.
+
+            EXAMPLES
+              spotlite index delete
+            """)
 
         @OptionGroup var options: GlobalOptions
 
@@ -152,8 +187,16 @@ struct IndexCommand: AsyncParsableCommand {
             let environment = try CommandEnvironment(options: options)
             let store = try environment.openStore(create: false)
             let indexer = try environment.makeIndexer(store: store)
+            let author = environment.configuration.indexer.author
+            let hadIndex = FileManager.default.fileExists(atPath: indexer.indexPath)
+            let hadPosition = try store.position(of: author) != nil
             try await indexer.deleteIndex()
-            print("Deleted the index at \(indexer.indexPath) and the position of \(environment.configuration.indexer.author).")
+            switch (hadIndex, hadPosition) {
+            case (true, true): print("Deleted the index at \(indexer.indexPath) and the position of \(author).")
+            case (true, false): print("Deleted the index at \(indexer.indexPath) (\(author) had no position).")
+            case (false, true): print("No index at \(indexer.indexPath); deleted the position of \(author).")
+            case (false, false): print("No index at \(indexer.indexPath) and no position of \(author): nothing to delete.")
+            }
         }
     }
 }

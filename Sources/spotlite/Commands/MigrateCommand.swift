@@ -14,12 +14,22 @@ struct MigrateCommand: AsyncParsableCommand {
         pending stages, each in one SQLite transaction (an interrupted stage leaves the store at the version before \
         it, and the next run resumes). Data changes of a stage's SQL files are recorded in history under the author \
         spotlite.migration. Other commands refuse a store that needs migrating.
+
+        EXAMPLES
+          spotlite migrate status
+          spotlite migrate run --json
         """,
         subcommands: [Status.self, Run.self]
     )
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show the store's model version, the pending stages and the migration log.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show the store's model version, the pending stages and the migration log.",
+            discussion: """
+            EXAMPLES
+              spotlite migrate status
+              spotlite migrate status --assume-version v1 --json
+            """)
 
         @Option(help: ArgumentHelp("For a store that records no version: the version it is at.", valueName: "name"))
         var assumeVersion: String?
@@ -74,7 +84,13 @@ struct MigrateCommand: AsyncParsableCommand {
     }
 
     struct Run: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Run the pending stages, bringing the store to the newest model version.")
+        static let configuration = CommandConfiguration(
+            abstract: "Run the pending stages, bringing the store to the newest model version.",
+            discussion: """
+            EXAMPLES
+              spotlite migrate run
+              spotlite migrate run --assume-version v1
+            """)
 
         @Option(help: ArgumentHelp("For a store that records no version: the version it is at.", valueName: "name"))
         var assumeVersion: String?

@@ -10,7 +10,15 @@ struct SearchCommand: AsyncParsableCommand {
         The words are joined with spaces and parsed with Xapian's query syntax: words, "phrases", AND/OR/NOT, \
         +must/-mustnot, wildcards foo*, field prefixes name:foo, keyword filters section:utils, ranges size:10..20. \
         Quote the query for your shell when it has quotes or brackets. When a query finds nothing and a spelling \
-        correction exists, the corrected query is run instead (and said so).
+        correction exists, the corrected query is run instead (and said so). Like grep, it exits 1 when nothing \
+        is found.
+
+        EXAMPLES
+          spotlite search xapian
+          spotlite search '"full text" search' --limit 5
+          spotlite search database --filter section:database --facet section
+          spotlite search 'name:sql*' --sort=-size --json
+          spotlite search --queries queries.txt --json
         """
     )
 
@@ -35,6 +43,9 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(name: .customLong("facet"), help: ArgumentHelp("Count the values of this facet field among all matches (repeatable).", valueName: "field"))
     var facets: [String] = []
 
+    @Option(name: .customLong("facet-values"), parsing: .unconditional, help: ArgumentHelp("How many values of each facet to show, most frequent first (0: all; JSON always has all).", valueName: "n"))
+    var facetValues = 12
+
     @Option(help: ArgumentHelp("Run one query per line of FILE (- for stdin); with --json, one JSON line per query.", valueName: "file"))
     var queries: String?
 
@@ -47,6 +58,7 @@ struct SearchCommand: AsyncParsableCommand {
         try OptionRange.check(limit, in: OptionRange.searchLimit, option: "--limit",
                               hint: "; page through more hits with --offset")
         try OptionRange.check(offset, in: OptionRange.searchOffset, option: "--offset")
+        try OptionRange.check(facetValues, in: OptionRange.facetValues, option: "--facet-values")
         if queries == nil && words.isEmpty && filters.isEmpty && entities.isEmpty {
             throw ValidationError("give a query (e.g. `spotlite search xapian`), a --filter, or --queries FILE")
         }
@@ -58,7 +70,7 @@ struct SearchCommand: AsyncParsableCommand {
         let store = try environment.openStore(create: false)
         let searcher = try IndexSearcher(configuration: environment.configuration, store: store)
         let parsedFilters = try filters.map(SearchFilter.init(parsing:))
-        let highlight = !json && Terminal.stdoutIsTerminal
+        let highlight = !json && Terminal.usesColor
         func request(_ text: String) -> SearchRequest {
             SearchRequest(text, entities: entities, filters: parsedFilters, offset: offset, limit: limit,
                           sort: SearchSort(parsing: sort), facets: facets,
@@ -78,11 +90,14 @@ struct SearchCommand: AsyncParsableCommand {
                 }
                 text = decoded
             }
+            var foundAny = false
+            defer { if !foundAny { Self.exitNothingFound() } }
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let query = line.trimmingCharacters(in: .whitespaces)
                 if query.isEmpty { continue }
                 do {
                     let results = try searcher.search(request(query))
+                    if results.total > 0 { foundAny = true }
                     if json { JSONOutput.print(results.jsonObject) } else { print(render(results)); print("") }
                 } catch let error as SearchError {
                     throw CommandFailure(message: "line \(number + 1) of \(queries): \(error)")
@@ -96,6 +111,13 @@ struct SearchCommand: AsyncParsableCommand {
         } else {
             print(render(results))
         }
+        if results.total == 0 { Self.exitNothingFound() }
+    }
+
+    /// Like grep, a search that finds nothing exits 1, after printing its (empty) results.
+    static func exitNothingFound() {
+        fflush(nil)
+        Foundation.exit(ExitStatus.noResults)
     }
 
     private func render(_ results: SearchResults) -> String {
@@ -105,7 +127,7 @@ struct SearchCommand: AsyncParsableCommand {
         } else if results.hits.isEmpty, let suggestion = results.suggestion, !suggestion.isEmpty, suggestion != results.query {
             lines.append("Did you mean \(Terminal.strong(suggestion))?")
         }
-        if results.hits.isEmpty {
+        if results.total == 0 {
             lines.append("No results for \"\(results.query)\".")
         }
         for hit in results.hits {
@@ -117,18 +139,29 @@ struct SearchCommand: AsyncParsableCommand {
             lines.append(header)
             let otherFields = hit.fields.filter { $0.key != "summary" && $0.value.description != key }
                 .sorted { $0.key < $1.key }
-                .map { "\($0.key): \($0.value.description.prefix(80))" }
+                .map { "\($0.key): \(Self.shortened($0.value.description, to: 80))" }
             if !otherFields.isEmpty { lines.append("   " + Terminal.faint(otherFields.joined(separator: "  "))) }
             if !hit.snippet.isEmpty {
                 lines.append("   " + hit.snippet.replacingOccurrences(of: "\n", with: " "))
             }
         }
         for field in results.facets.keys.sorted() {
-            let counts = results.facets[field]!.prefix(12).map { "\($0.value) (\(Terminal.number($0.count)))" }
+            let values = results.facets[field]!
+            let shownValues = facetValues == 0 ? values[...] : values.prefix(facetValues)
+            var counts = shownValues.map { "\($0.value) (\(Terminal.number($0.count)))" }
+            if shownValues.count < values.count {
+                counts.append(Terminal.faint("… \(Plural.count(values.count - shownValues.count, "more value")) (--facet-values 0 shows all)"))
+            }
             lines.append("\(Terminal.strong(field)): " + (counts.isEmpty ? "no values" : counts.joined(separator: ", ")))
         }
-        let shown = results.hits.isEmpty ? "" : " (showing \(results.hits.first!.rank)–\(results.hits.last!.rank))"
-        lines.append(Terminal.faint("About \(Terminal.number(results.total)) results\(shown) in \(Terminal.duration(results.seconds))."))
+        let shown = results.hits.isEmpty ? (results.total > 0 && limit == 0 ? " (none shown: --limit 0)" : "") : " (showing \(results.hits.first!.rank)–\(results.hits.last!.rank))"
+        lines.append(Terminal.faint("About \(Plural.count(results.total, "result"))\(shown) in \(Terminal.duration(results.seconds))."))
         return lines.joined(separator: "\n")
+    }
+
+    /// `text` cut to `length` characters, with a mark when it was cut.
+    static func shortened(_ text: String, to length: Int) -> String {
+        let flat = text.replacingOccurrences(of: "\n", with: " ")
+        return flat.count <= length ? flat : String(flat.prefix(length - 1)) + "…"
     }
 }

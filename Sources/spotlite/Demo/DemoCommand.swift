@@ -11,6 +11,10 @@ struct DemoCommand: AsyncParsableCommand {
         lists when present; a small built-in sample otherwise), imports it as author `importer`, edits a few records \
         as author `editor`, deletes some with the sqlite3 shell (a writer that knows nothing of Spotlite), updates \
         the index from the history, runs a few searches and shows the index status.
+
+        EXAMPLES
+          spotlite demo
+          spotlite demo --sample --directory /tmp/spotlite-demo
         """
     )
 
@@ -22,6 +26,9 @@ struct DemoCommand: AsyncParsableCommand {
 
     @Flag(help: "Show progress bars on stderr even when it is not a terminal.")
     var progress = false
+
+    @Option(help: ArgumentHelp("Bold and faint text on stdout: auto (on a terminal, unless NO_COLOR is set), always or never.", valueName: "when"))
+    var color: ColorChoice = .auto
 
     func run() async throws {
         let started = Date()
@@ -35,8 +42,9 @@ struct DemoCommand: AsyncParsableCommand {
         let configurationPath = directory + "/spotlite.toml"
         let toml = Self.configurationText(directory: directory)
         try Data(toml.utf8).write(to: URL(fileURLWithPath: configurationPath))
+        // Like every configuration file, the demo's names its store and index relative to its own folder.
         let configuration = try SpotliteConfiguration(tomlString: toml, source: configurationPath,
-                                              baseDirectory: fileManager.currentDirectoryPath)
+                                              baseDirectory: SpotliteConfiguration.resolvePath(directory, against: fileManager.currentDirectoryPath))
 
         section("1. The catalog")
         let catalogStart = Date()
@@ -81,7 +89,7 @@ struct DemoCommand: AsyncParsableCommand {
             let sql = "DELETE FROM Package WHERE name LIKE 'xfonts-%';"
             let status = Self.runProcess(shell, [configuration.storePath, sql])
             guard status == 0 else { throw CommandFailure(message: "the sqlite3 shell failed (status \(status)) deleting from the demo store") }
-            print("$ sqlite3 \(configuration.storePath) \"\(sql)\"")
+            print("$ sqlite3 \(directory)/store.sqlite \"\(sql)\"")
             _ = try store.sealPendingChanges()
             let foreign = try store.fetchHistory(HistoryRequest.after(nil).including(authors: [nil]))
             if let transaction = foreign.last {
@@ -97,12 +105,12 @@ struct DemoCommand: AsyncParsableCommand {
         await indexer.setProgressHandler { indexBar.update(done: $0.done, total: $0.total) }
         let update = try await indexer.update()
         indexBar.finish()
-        IndexCommand.printSummary(update, indexPath: configuration.indexPath)
+        IndexCommand.printSummary(update, indexPath: directory + "/search")
         let again = try await indexer.update()
         print("A second update finds nothing to do: \(again.transactions) transactions, token \(again.token.map { "\($0)" } ?? "0").")
 
         let searcher = try IndexSearcher(configuration: configuration, store: store)
-        let highlight = Terminal.stdoutIsTerminal
+        let highlight = Terminal.usesColor
         func search(_ title: String, _ request: SearchRequest) throws {
             var request = request
             request.snippet = SnippetOptions(highlightStart: highlight ? Terminal.bold : "", highlightEnd: highlight ? Terminal.reset : "", length: 120)
@@ -130,8 +138,9 @@ struct DemoCommand: AsyncParsableCommand {
 
         print("")
         print("Done in \(Terminal.duration(Date().timeIntervalSince(started))). Try it yourself:")
-        print("  .build/release/spotlite search --config \(configurationPath) \"version control\" --facet section")
-        print("  .build/release/spotlite history list --config \(configurationPath) --limit 3")
+        let program = CommandLine.arguments.first.map { $0.contains("/") ? $0 : "spotlite" } ?? "spotlite"
+        print("  \(program) search --config \(configurationPath) \"version control\" --facet section")
+        print("  \(program) history list --config \(configurationPath) --limit 3")
     }
 
     private func section(_ title: String) {
@@ -142,8 +151,8 @@ struct DemoCommand: AsyncParsableCommand {
     static func configurationText(directory: String) -> String {
         """
         # Written by `spotlite demo`.
-        store = "\(directory)/store.sqlite"
-        index = "\(directory)/search"
+        store = "store.sqlite"
+        index = "search"
 
         [history]
         authors = ["importer", "editor"]

@@ -18,11 +18,14 @@ struct CommandEnvironment {
         self.options = options
         let currentDirectory = FileManager.default.currentDirectoryPath
         var configuration: SpotliteConfiguration
+        // Relative paths in a configuration file are relative to its folder, so a command gives the same answer
+        // from any working directory; paths on the command line are relative to the working directory.
         if let path = options.config {
-            configuration = try SpotliteConfiguration(contentsOf: path, baseDirectory: currentDirectory)
+            configuration = try SpotliteConfiguration(contentsOf: path, baseDirectory: Self.folder(of: path, in: currentDirectory))
             configurationSource = path
         } else if FileManager.default.fileExists(atPath: SpotliteConfiguration.defaultPath) {
-            configuration = try SpotliteConfiguration(contentsOf: SpotliteConfiguration.defaultPath, baseDirectory: currentDirectory)
+            configuration = try SpotliteConfiguration(contentsOf: SpotliteConfiguration.defaultPath,
+                                              baseDirectory: Self.folder(of: SpotliteConfiguration.defaultPath, in: currentDirectory))
             configurationSource = SpotliteConfiguration.defaultPath
         } else {
             configuration = SpotliteConfiguration()
@@ -33,41 +36,85 @@ struct CommandEnvironment {
         self.configuration = configuration
     }
 
+    /// The absolute folder holding the file at `path`.
+    static func folder(of path: String, in currentDirectory: String) -> String {
+        (SpotliteConfiguration.resolvePath(path, against: currentDirectory) as NSString).deletingLastPathComponent
+    }
+
     var showsProgress: Bool { options.progress || Terminal.stderrIsTerminal }
 
     /// Fails unless the configuration describes at least one entity.
     func requireEntities() throws {
         guard configuration.entities.isEmpty else { return }
         let source = configurationSource.map { "the configuration \($0) describes no entities" }
-            ?? "there is no configuration (config/spotlite.toml is missing)"
-        throw CommandFailure(message: "\(source); add an [entities.NAME] section (see config/examples/) or pass --config PATH")
+            ?? "there is no configuration (config/spotlite.toml is missing here)"
+        throw CommandFailure(message: "\(source); write one with `spotlite init --from FILE.jsonl` (or add an [entities.NAME] section), or pass --config PATH", status: ExitStatus.input)
     }
 
     /// Opens the store, creating it (and its directory) when `create` is true; otherwise it must exist.
     func openStore(create: Bool) throws -> SpotliteStore {
+        var ignored = CreatedStore()
+        return try openStore(create: create, recording: &ignored)
+    }
+
+    /// Opens the store like `openStore(create:)`, and says in `created` what it created (the store file, and the
+    /// folders it made for it) so that a failed first import can remove them.
+    func openStore(create: Bool, recording created: inout CreatedStore) throws -> SpotliteStore {
         let path = configuration.storePath
         if !FileManager.default.fileExists(atPath: path) {
             guard create else {
-                throw CommandFailure(message: "no store at \(path); import data first (`spotlite import FILE --entity NAME`) or point --store at an existing store")
+                let source = configurationSource.map { " (from \($0))" } ?? ""
+                throw CommandFailure(message: "no store at \(path)\(source); import data first (`spotlite import FILE --entity NAME`) or point --store at an existing store", status: ExitStatus.input)
             }
+            created.folders = CreatedStore.missingFolders(above: path)
+            created.storePath = path
             let directory = (path as NSString).deletingLastPathComponent
             if !directory.isEmpty {
                 do {
                     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 } catch {
-                    throw CommandFailure(message: "cannot create the store \(path): its directory \(directory) cannot be created (\(error.localizedDescription)); choose a writable path with --store")
+                    throw CommandFailure(message: "cannot create the store \(path): its directory \(directory) cannot be created (\(error.localizedDescription)); choose a writable path with --store", status: ExitStatus.input)
                 }
             }
         }
         do {
             return try openModelStore(path: path)
         } catch let error as DatabaseError {
-            throw CommandFailure(message: "cannot open the store \(path): \(error.message ?? "\(error)") (SQLite error \(error.resultCode.rawValue)); check that it is a SQLite file, not a directory, that you may read and write, and that the disk is not full")
+            throw CommandFailure(message: "cannot open the store \(path): \(error.message ?? "\(error)") (SQLite error \(error.resultCode.rawValue)); check that it is a SQLite file, not a directory, that you may read and write, and that the disk is not full", status: ExitStatus.failure)
         }
     }
 
     func makeIndexer(store: SpotliteStore) throws -> SpotliteIndexer {
         try requireEntities()
         return try SpotliteIndexer(store: store, configuration: configuration)
+    }
+}
+
+/// A store file created by a command (and the folders made for it), removed again when the command fails before
+/// committing anything: a failed first import leaves nothing behind.
+struct CreatedStore {
+    var storePath: String?
+    var folders: [String] = []
+
+    /// The folders above `path` that do not exist yet, deepest first.
+    static func missingFolders(above path: String) -> [String] {
+        var folders: [String] = []
+        var folder = (path as NSString).deletingLastPathComponent
+        while !folder.isEmpty, folder != "/", !FileManager.default.fileExists(atPath: folder) {
+            folders.append(folder)
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        return folders
+    }
+
+    /// Removes the store (with its -wal and -shm files) and the folders made for it, when they are empty.
+    func remove() {
+        guard let storePath else { return }
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: storePath + suffix)
+        }
+        for folder in folders where (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty == true {
+            try? FileManager.default.removeItem(atPath: folder)
+        }
     }
 }

@@ -13,4 +13,30 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Show progress bars on stderr even when it is not a terminal.")
     var progress = false
+
+    @Option(name: .long, help: ArgumentHelp("Bold and faint text on stdout: auto (on a terminal, unless NO_COLOR is set), always or never.", valueName: "when"))
+    var color: ColorChoice = .auto
+}
+
+/// `--color auto|always|never`.
+enum ColorChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case auto, always, never
+
+    /// The last `--color X` or `--color=X` before a `--` (the option's value as the parser will read it), or nil.
+    static func fromCommandLine(_ arguments: [String]) -> ColorChoice? {
+        var choice: ColorChoice?
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            if argument == "--" { break }
+            if argument == "--color", index + 1 < arguments.endIndex {
+                choice = ColorChoice(rawValue: arguments[index + 1]) ?? choice
+                index += 1
+            } else if argument.hasPrefix("--color=") {
+                choice = ColorChoice(rawValue: String(argument.dropFirst("--color=".count))) ?? choice
+            }
+            index += 1
+        }
+        return choice
+    }
 }

@@ -12,6 +12,10 @@ enum OptionRange {
     static let searchLimit = 0...10_000
     /// Hits skipped per search: Xapian ranks offset + limit matches to return one page.
     static let searchOffset = 0...1_000_000
+    /// Values shown per facet by `search` (0: all).
+    static let facetValues = 0...100_000
+    /// Lines `init` reads to guess the fields.
+    static let initSample = 1...1_000_000
     /// Transactions listed by `history list`.
     static let historyLimit = 1...Int.max
     /// Tokens are positive; 0 means "from the start".

@@ -12,13 +12,27 @@ enum Terminal {
     static let reset = "\u{1B}[0m"
     static let dim = "\u{1B}[2m"
 
-    /// `text` in bold when stdout is a terminal.
+    /// Whether stdout gets bold and faint text: `--color always|never` decides, else NO_COLOR (any non-empty value,
+    /// see no-color.org) turns it off, else a terminal turns it on. Read once from the command line, before the
+    /// argument parser runs, so that even its errors follow it.
+    static let usesColor: Bool = {
+        switch ColorChoice.fromCommandLine(CommandLine.arguments) {
+        case .always: return true
+        case .never: return false
+        case .auto, nil:
+            if let noColor = ProcessInfo.processInfo.environment["NO_COLOR"], !noColor.isEmpty { return false }
+            if ProcessInfo.processInfo.environment["TERM"] == "dumb" { return false }
+            return stdoutIsTerminal
+        }
+    }()
+
+    /// `text` in bold when colors are on.
     static func strong(_ text: String) -> String {
-        stdoutIsTerminal ? bold + text + reset : text
+        usesColor ? bold + text + reset : text
     }
 
     static func faint(_ text: String) -> String {
-        stdoutIsTerminal ? dim + text + reset : text
+        usesColor ? dim + text + reset : text
     }
 
     /// One line on stderr: `spotlite: message` (newlines folded so it stays one line).

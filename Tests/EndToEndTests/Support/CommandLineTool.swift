@@ -100,9 +100,10 @@ struct CommandLineTool {
                       stderr: String(decoding: stderr, as: UTF8.self))
     }
 
+    /// Written to config/spotlite.toml: its paths are relative to config/, so the store is ./Index/store.sqlite.
     static let packageConfiguration = """
-        store = "Index/store.sqlite"
-        index = "Index/search"
+        store = "../Index/store.sqlite"
+        index = "../Index/search"
 
         [history]
         authors = ["app", "importer"]
