@@ -9,7 +9,7 @@ struct ConfigurationDecoder {
     let source: String
     let order: TOMLKeyOrder
 
-    private static let rootKeys = ["store", "index", "history", "indexer", "entities", "model"]
+    private static let rootKeys = ["store", "index", "shards", "history", "indexer", "entities", "model"]
     private static let historyKeys = [
         "authors", "batch_authors", "mirror_authors", "deliver_unattributed", "maximum_duration", "clean",
     ]
@@ -27,6 +27,9 @@ struct ConfigurationDecoder {
         }
         if let index = try string(document, "index", expected: Expectation.path) {
             configuration.indexPath = index
+        }
+        if let shards = try integer(document, "shards", expected: Expectation.shards) {
+            configuration.shards = .count(shards)
         }
         if let history = try table(document, "history", expected: "a table ([history])") {
             configuration.history = try decodeHistory(history)
