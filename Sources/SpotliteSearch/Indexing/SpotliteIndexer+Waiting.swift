@@ -7,7 +7,12 @@ extension SpotliteIndexer {
     public nonisolated func indexedToken() throws -> HistoryToken? {
         guard let generation = directory.liveGeneration else { return nil }
         do {
-            let database = try XapianDatabase(path: directory.generationPath(generation))
+            let generationPath = directory.generationPath(generation)
+            // Each shard commits its own token; the index reflects the history up to the smallest.
+            if let layout = ShardLayout.read(generationPath: generationPath) {
+                return try layout.committedToken()
+            }
+            let database = try XapianDatabase(path: generationPath)
             let metadata = try IndexMetadata(reading: database.metadata(forKey:))
             return metadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
         } catch let error as XapianError {
@@ -26,8 +31,9 @@ extension SpotliteIndexer {
         // Subscribed before reading the index's token, so a commit in between is not missed.
         let updates = indexUpdates()
         if let indexed = try indexedToken(), indexed >= token { return }
-        for await update in updates {
-            if let indexed = update.token, indexed >= token { return }
+        for await _ in updates {
+            // Read back rather than trust the event's token: with shards, one shard's commit is not the index's.
+            if let indexed = try indexedToken(), indexed >= token { return }
         }
         throw CancellationError()
     }
