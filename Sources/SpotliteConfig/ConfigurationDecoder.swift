@@ -14,9 +14,9 @@ struct ConfigurationDecoder {
         "authors", "batch_authors", "mirror_authors", "deliver_unattributed", "maximum_duration", "clean",
     ]
     private static let cleanKeys = ["every", "notifications"]
-    private static let indexerKeys = ["author", "language", "stopwords", "batch_size"]
+    private static let indexerKeys = ["author", "language", "stopwords", "batch_size", "spelling"]
     private static let entityKeys = ["key", "preserve_on_delete", "fields"]
-    private static let fieldKeys = ["type", "weight", "prefix", "store", "facet", "separator", "sortable"]
+    private static let fieldKeys = ["type", "weight", "prefix", "positions", "store", "facet", "separator", "sortable"]
 
     func decode(_ root: TOMLTable) throws(ConfigurationError) -> SpotliteConfiguration {
         let document = Table(root, at: .root)
@@ -108,6 +108,9 @@ struct ConfigurationDecoder {
         if let batchSize = try integer(indexer, "batch_size", expected: Expectation.batchSize) {
             result.batchSize = batchSize
         }
+        if let spelling = try strings(indexer, "spelling", expected: Expectation.spellingFields) {
+            result.spelling = spelling
+        }
         return result
     }
 
@@ -171,7 +174,8 @@ struct ConfigurationDecoder {
             store: store ?? false,
             facet: try bool(field, "facet") ?? false,
             separator: try string(field, "separator", expected: Expectation.separator),
-            sortable: try bool(field, "sortable") ?? false
+            sortable: try bool(field, "sortable") ?? false,
+            positions: try bool(field, "positions") ?? true
         )
     }
 
