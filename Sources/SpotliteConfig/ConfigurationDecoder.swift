@@ -9,7 +9,7 @@ struct ConfigurationDecoder {
     let source: String
     let order: TOMLKeyOrder
 
-    private static let rootKeys = ["store", "index", "history", "indexer", "entities", "model"]
+    private static let rootKeys = ["store", "index", "shards", "history", "indexer", "entities", "model"]
     private static let historyKeys = ["authors", "batch_authors", "mirror_authors", "maximum_duration", "clean"]
     private static let cleanKeys = ["every", "notifications"]
     private static let indexerKeys = ["author", "language", "stopwords", "batch_size"]
@@ -25,6 +25,9 @@ struct ConfigurationDecoder {
         }
         if let index = try string(document, "index", expected: Expectation.path) {
             configuration.indexPath = index
+        }
+        if let shards = try integer(document, "shards", expected: Expectation.shards) {
+            configuration.shards = .count(shards)
         }
         if let history = try table(document, "history", expected: "a table ([history])") {
             configuration.history = try decodeHistory(history)

@@ -10,6 +10,7 @@ struct ReliabilityCommand: ParsableCommand {
         commandName: "spotlite-reliability",
         abstract: "Crash, concurrency, bad-input and resource suites for Spotlite.",
         subcommands: [AllCommand.self, CrashCommand.self, ConcurrencyCommand.self, BadInputCommand.self,
-                      ResourcesCommand.self, CheckCommand.self, WriterCommand.self, ConsumerCommand.self]
+                      ResourcesCommand.self, CheckCommand.self, WriterCommand.self, ConsumerCommand.self,
+                      ShardCrashCommand.self]
     )
 }

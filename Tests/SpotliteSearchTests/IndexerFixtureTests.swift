@@ -20,16 +20,17 @@ final class IndexerSandbox: Sendable {
     var configurationPath: String { directory + "/spotlite.toml" }
 
     /// - Parameters:
+    ///   - top: top-level lines (e.g. `shards = 3`).
     ///   - entities: the `[entities.*]` tables (TOML).
     ///   - indexer: extra lines of the `[indexer]` table.
     ///   - history: extra lines of the `[history]` table.
     ///   - prepareSQL: SQL run on the empty store file before the store opens it (e.g. a table with extra columns).
-    init(entities: String = IndexerSandbox.packageEntity, indexer: String = "batch_size = 100", history: String = "",
-         prepareSQL: String? = nil) throws {
+    init(top: String = "", entities: String = IndexerSandbox.packageEntity, indexer: String = "batch_size = 100",
+         history: String = "", prepareSQL: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("spotlite-indexer-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let toml = Self.toml(directory: directory, entities: entities, indexer: indexer, history: history)
+        let toml = Self.toml(directory: directory, top: top, entities: entities, indexer: indexer, history: history)
         try toml.write(toFile: directory + "/spotlite.toml", atomically: true, encoding: .utf8)
         configuration = try SpotliteConfiguration(tomlString: toml, source: "test configuration")
         if let prepareSQL {
@@ -56,10 +57,11 @@ final class IndexerSandbox: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    static func toml(directory: String, entities: String, indexer: String, history: String) -> String {
+    static func toml(directory: String, top: String = "", entities: String, indexer: String, history: String) -> String {
         """
         store = "\(directory)/store.sqlite"
         index = "\(directory)/search"
+        \(top)
 
         [history]
         authors = ["app", "importer"]
@@ -126,8 +128,9 @@ final class IndexerSandbox: Sendable {
     func indexToken() throws -> HistoryToken? {
         let directory = IndexDirectory(path: indexPath)
         let generation = try #require(directory.liveGeneration, "there is no live generation")
-        let database = try XapianDatabase(path: directory.generationPath(generation))
-        return try IndexMetadata(reading: database.metadata(forKey:)).token
+        let path = directory.generationPath(generation)
+        let layout = try #require(ShardLayout.read(generationPath: path), "the live generation lists no shards")
+        return try layout.committedToken()
     }
 
     /// The keys of the hits of `query`, best first (without spelling correction, so that "nothing" means nothing).

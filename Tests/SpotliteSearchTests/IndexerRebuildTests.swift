@@ -110,9 +110,8 @@ struct IndexerRebuildTests {
         let sandbox = try IndexerSandbox()
         try sandbox.write(SamplePackage.catalogue)
         try await sandbox.makeIndexer().update()
-        let directory = IndexDirectory(path: sandbox.indexPath)
-        do {
-            let writer = try XapianWritableDatabase(path: directory.generationPath(try #require(directory.liveGeneration)), action: .open)
+        for shard in try #require(try sandbox.liveLayout).shardPaths {
+            let writer = try XapianWritableDatabase(path: shard, action: .open)
             try writer.setMetadata("0", forKey: IndexMetadata.formatKey)
             try writer.commit()
             try writer.close()
@@ -127,10 +126,10 @@ struct IndexerRebuildTests {
         let sandbox = try IndexerSandbox()
         try sandbox.write(SamplePackage.catalogue)
         try await sandbox.makeIndexer().update()
-        let directory = IndexDirectory(path: sandbox.indexPath)
-        let live = directory.generationPath(try #require(directory.liveGeneration))
-        for name in try FileManager.default.contentsOfDirectory(atPath: live) where name.hasSuffix(".glass") {
-            try Data("garbage".utf8).write(to: URL(fileURLWithPath: live + "/" + name))
+        for live in try #require(try sandbox.liveLayout).shardPaths {
+            for name in try FileManager.default.contentsOfDirectory(atPath: live) where name.hasSuffix(".glass") {
+                try Data("garbage".utf8).write(to: URL(fileURLWithPath: live + "/" + name))
+            }
         }
         let summary = try await sandbox.makeIndexer().update()
         #expect(summary.rebuilt)

@@ -14,8 +14,11 @@ struct IndexMetadata: Sendable, Hashable {
     static let modelVersionKey = "spotlite.model_version"
     /// The store's capture gap count (see `CaptureGap`) the documents were built after; absent means 0.
     static let captureGapKey = "spotlite.capture_gap"
-    /// Bump when the document layout changes, so old indexes rebuild. 3: blob keys have id terms of their own.
-    static let format = "3"
+    /// Which shard of how many a database is (`"1/4"`); written in every shard.
+    static let shardKey = "spotlite.shard"
+    /// Bump when the document layout changes, so old indexes rebuild. 3: blob keys have id terms of their own;
+    /// 4: sharded generations.
+    static let format = "4"
 
     var token: HistoryToken?
     var storeID: String?
@@ -24,6 +27,8 @@ struct IndexMetadata: Sendable, Hashable {
     var updatedAt: Date?
     var modelVersion: String?
     var captureGap = 0
+    /// Which shard of how many (`"1/4"`); nil in indexes written before sharding.
+    var shard: String?
 
     init(token: HistoryToken?, storeID: String?, fingerprint: String?, format: String?, updatedAt: Date?) {
         self.token = token
@@ -41,6 +46,7 @@ struct IndexMetadata: Sendable, Hashable {
         updatedAt = try metadata(Self.updatedAtKey).flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
         modelVersion = try metadata(Self.modelVersionKey)
         captureGap = try metadata(Self.captureGapKey).flatMap { Int($0) } ?? 0
+        shard = try metadata(Self.shardKey)
     }
 
     static func tokenText(_ token: HistoryToken?) -> String { String(token?.rawValue ?? 0) }

@@ -37,11 +37,17 @@ public struct IndexStatus: Sendable, Hashable {
         checkpoints = try store.positions()
         if let generation = directory.liveGeneration {
             do {
-                let database = try XapianDatabase(path: directory.generationPath(generation))
+                let generationPath = directory.generationPath(generation)
+                let database = try XapianDatabase(path: generationPath)
                 let metadata = try IndexMetadata(reading: database.metadata(forKey:))
                 exists = true
                 documents = try database.documentCount()
-                token = metadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
+                // Each shard commits its own token; the index reflects the history up to the smallest.
+                if let layout = ShardLayout.read(generationPath: generationPath) {
+                    token = try layout.committedToken()
+                } else {
+                    token = metadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
+                }
                 fingerprint = metadata.fingerprint
                 updatedAt = metadata.updatedAt
             } catch let error as XapianError {

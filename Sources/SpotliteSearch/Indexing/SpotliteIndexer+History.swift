@@ -12,12 +12,12 @@ extension SpotliteIndexer {
     /// a batch: a failed write discards every change since the last commit, metadata included, so the token in
     /// the index still describes exactly what the index holds.
     func applyHistory(into summary: inout IndexUpdateSummary) throws {
-        guard let generation = directory.liveGeneration else { return }
-        let path = directory.generationPath(generation)
+        guard let generation = directory.liveGeneration,
+              let layout = ShardLayout.read(generationPath: directory.generationPath(generation)) else { return }
         var replays = 0
         while true {
             do {
-                try applyHistory(at: path, into: &summary)
+                try applyHistory(to: layout, into: &summary)
                 return
             } catch let error as XapianError where error.code != .databaseLock {
                 replays += 1
@@ -42,18 +42,18 @@ extension SpotliteIndexer {
         var changes = 0
     }
 
-    private func applyHistory(at path: String, into summary: inout IndexUpdateSummary) throws {
-        let writer: XapianWritableDatabase
+    private func applyHistory(to layout: ShardLayout, into summary: inout IndexUpdateSummary) throws {
+        let writer: ShardWriterSet
         do {
-            writer = try XapianWritableDatabase(path: path, action: .open)
+            writer = try ShardWriterSet(layout: layout, action: .open, noSync: false, schema: schema,
+                                        writeHook: documentWriteHook, commitHook: shardCommitHook)
         } catch let error as XapianError where error.code == .databaseLock {
             throw SearchError.indexLocked(path: indexPath, holderPID: nil)
         }
         defer { try? writer.close() }
-        let builder = try DocumentBuilder(schema: schema, spellingDatabase: writer)
-        let metadata = try IndexMetadata(reading: writer.metadata(forKey:))
 
-        let committed = metadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
+        // Shards commit in parallel, so a crash can leave some ahead: replay from the one furthest behind.
+        let committed = writer.committedToken
         var lastComplete = committed
         if summary.token == nil { summary.token = committed }
         let batchSize = max(1, configuration.indexer.batchSize)
@@ -80,7 +80,7 @@ extension SpotliteIndexer {
                     if pending.count >= batchSize, position < transaction.changes.count - 1 {
                         // A huge transaction is committed in pieces under the token before it; replaying a partly
                         // applied transaction is harmless since documents are rebuilt from the current rows.
-                        try flush(&pending, order: &order, writer: writer, builder: builder, token: lastComplete,
+                        try flush(&pending, order: &order, writer: writer, token: lastComplete,
                                   tally: &tally, into: &summary)
                         if isStopRequested { return }
                     }
@@ -89,7 +89,7 @@ extension SpotliteIndexer {
                 tally.changes += transaction.changes.count
                 lastComplete = transaction.token
                 if pending.count >= batchSize {
-                    try flush(&pending, order: &order, writer: writer, builder: builder, token: lastComplete,
+                    try flush(&pending, order: &order, writer: writer, token: lastComplete,
                               tally: &tally, into: &summary)
                     // Stopping: what is committed is exact; the rest is applied by the next update.
                     if isStopRequested { return }
@@ -97,15 +97,15 @@ extension SpotliteIndexer {
             }
         }
         if lastComplete != committed || !pending.isEmpty || tally.transactions > 0 {
-            try flush(&pending, order: &order, writer: writer, builder: builder, token: lastComplete, tally: &tally,
+            try flush(&pending, order: &order, writer: writer, token: lastComplete, tally: &tally,
                       into: &summary)
         }
     }
 
     /// Writes the pending documents and commits them with `token` in the metadata, then advances the indexer's
     /// position in the store to it.
-    private func flush(_ pending: inout [ExactText: PendingChange], order: inout [ExactText], writer: XapianWritableDatabase,
-                       builder: DocumentBuilder, token: HistoryToken?, tally: inout Tally,
+    private func flush(_ pending: inout [ExactText: PendingChange], order: inout [ExactText], writer: ShardWriterSet,
+                       token: HistoryToken?, tally: inout Tally,
                        into summary: inout IndexUpdateSummary) throws {
         var changes = order.compactMap { pending[$0] }
         pending.removeAll(keepingCapacity: true)
@@ -118,20 +118,24 @@ extension SpotliteIndexer {
         }
         changes += dependents.map { PendingChange(entity: $0.entity, key: $0.key, delete: false) }
         var indexed = 0, deleted = 0
+        var batcher = ShardBatcher(writers: writer, fresh: false)
+        var deletions = Array(repeating: [String](), count: writer.writers.count)
         for change in changes {
             let id = DocumentIdentity.term(entity: change.entity, key: change.key)
             if !change.delete, let record = documents[ExactText(id)] {
-                try write(try builder.document(entity: record.entity, key: change.key, attributes: record.attributes),
-                          to: writer)
+                batcher.add(ShardRecord(entity: record.entity, key: change.key, attributes: record.attributes), idTerm: id)
                 indexed += 1
             } else {
-                try writer.deleteDocument(uniqueTerm: id)
+                deletions[ShardLayout.shard(of: id, among: deletions.count)].append(id)
                 deleted += 1
             }
         }
-        try writer.setMetadata(IndexMetadata.tokenText(token), forKey: IndexMetadata.tokenKey)
-        try writer.setMetadata(String(Date().timeIntervalSince1970), forKey: IndexMetadata.updatedAtKey)
-        try writer.commit()
+        batcher.flush()
+        for (shard, terms) in deletions.enumerated() { writer.writers[shard].delete(terms) }
+        // Every shard commits the token, even one this batch did not touch: the index's token is the smallest.
+        try writer.commit(metadata: [(IndexMetadata.tokenKey, IndexMetadata.tokenText(token)),
+                                     (IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970))],
+                          token: token)
         // Only now is it true. The tally holds the transactions completed since the last commit: those up to `token`.
         summary.indexed += indexed
         summary.deleted += deleted

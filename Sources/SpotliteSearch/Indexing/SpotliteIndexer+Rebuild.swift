@@ -9,13 +9,32 @@ extension SpotliteIndexer {
     /// Why the live index cannot be updated from history, or nil when it can.
     func rebuildReason() throws -> String? {
         guard let generation = directory.liveGeneration else { return "there is no index yet" }
-        let metadata: IndexMetadata
+        let generationPath = directory.generationPath(generation)
+        guard let layout = ShardLayout.read(generationPath: generationPath) else {
+            if FileManager.default.fileExists(atPath: generationPath + "/iamglass") {
+                return "the index is one database written by an earlier version of Spotlite; rebuilding it as \(shardCount(existing: nil)) shards"
+            }
+            return "the index could not be read (its generation \(generationPath) lists no shards)"
+        }
+        let shards: [IndexMetadata]
         do {
-            let database = try XapianDatabase(path: directory.generationPath(generation))
-            metadata = try IndexMetadata(reading: database.metadata(forKey:))
+            shards = try layout.metadata()
+            let database = try XapianDatabase(path: generationPath)
             _ = try database.documentCount()
         } catch {
             return "the index could not be read (\(error))"
+        }
+        let wanted = shardCount(existing: layout.count)
+        if wanted != layout.count {
+            return "the configured shard count changed (the index has \(layout.count), the configuration asks for \(wanted))"
+        }
+        for (number, metadata) in shards.enumerated() where metadata.shard != "\(number)/\(layout.count)" {
+            return "the index's shard \(number) is not the one it should be (it says \(metadata.shard ?? "nothing"), expected \(number)/\(layout.count))"
+        }
+        let metadata = shards[0]
+        for other in shards.dropFirst() where other.storeID != metadata.storeID || other.fingerprint != metadata.fingerprint
+            || other.format != metadata.format || other.modelVersion != metadata.modelVersion {
+            return "the index's shards were built from different stores or configurations"
         }
         if metadata.storeID != store.storeID {
             return "the index was built from another store (store id \(metadata.storeID ?? "none"), this store is \(store.storeID))"
@@ -35,42 +54,66 @@ extension SpotliteIndexer {
             return "the indexing configuration changed (fields, language or stopwords: fingerprint \(metadata.fingerprint ?? "none") is now \(schema.fingerprint))"
         }
         let current = try store.currentToken()
-        if let token = metadata.token, token.rawValue > 0, token > (current ?? HistoryToken(rawValue: 0)) {
+        // Shards commit one after the other: the furthest one says whether the store was re-created behind them.
+        let furthest = shards.compactMap(\.token).max()
+        if let token = furthest, token.rawValue > 0, token > (current ?? HistoryToken(rawValue: 0)) {
             return "the index is ahead of the store (token \(token) > \(current.map { "\($0)" } ?? "none")): the store was re-created"
         }
         return nil
     }
 
+    /// How many shards to build: the configured count, else the existing index's, else one per core up to four.
+    func shardCount(existing: Int?) -> Int {
+        configuration.shards.count ?? existing ?? ShardLayout.defaultCount
+    }
+
     /// Indexes a snapshot of every row into a new generation and makes it live. The snapshot and its token come
-    /// from one read transaction, so the history after that token is exactly what the snapshot misses.
+    /// from one read transaction, so the history after that token is exactly what the snapshot misses. Each shard
+    /// of the new generation is written by a thread of its own.
     func rebuildGeneration(reason: String, into summary: inout IndexUpdateSummary) throws {
         logger.info("rebuilding the index at \(indexPath): \(reason)")
         // Read before the snapshot: a migration in between makes the next update rebuild again, never skip one.
         let modelVersion = try store.currentModelVersion()
         let captureGap = try store.captureGap().count
+        let existing = directory.liveGeneration.flatMap { ShardLayout.read(generationPath: directory.generationPath($0)) }
         let generation = directory.nextGeneration()
         let path = directory.generationPath(generation)
+        let layout = ShardLayout(generationPath: path, count: shardCount(existing: existing?.count))
         var keepNew = false
         defer { if !keepNew { try? FileManager.default.removeItem(atPath: path) } }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw SearchError.cannotWrite(path: path, reason: "\(error.localizedDescription)")
+        }
         // A fresh generation nobody reads yet: no fsync per commit, one sync of the whole tree before the switch.
         let token: HistoryToken?, indexed: Int
         do {
-            let writer = try XapianWritableDatabase(path: path, action: .createOrOverwrite, noSync: true)
-            let builder = try DocumentBuilder(schema: schema, spellingDatabase: writer)
-            (token, indexed) = try indexSnapshot(writer: writer, builder: builder)
-            try writer.setMetadata(IndexMetadata.tokenText(token), forKey: IndexMetadata.tokenKey)
-            try writer.setMetadata(store.storeID, forKey: IndexMetadata.storeIDKey)
-            try writer.setMetadata(schema.fingerprint, forKey: IndexMetadata.fingerprintKey)
-            try writer.setMetadata(configuration.indexDescription, forKey: IndexMetadata.descriptionKey)
-            try writer.setMetadata(IndexMetadata.format, forKey: IndexMetadata.formatKey)
-            if let modelVersion { try writer.setMetadata(modelVersion.description, forKey: IndexMetadata.modelVersionKey) }
-            try writer.setMetadata(String(captureGap), forKey: IndexMetadata.captureGapKey)
-            try writer.setMetadata(String(Date().timeIntervalSince1970), forKey: IndexMetadata.updatedAtKey)
-            try writer.commit()
-            try writer.close()
+            let writers = try ShardWriterSet(layout: layout, action: .createOrOverwrite, noSync: true, schema: schema,
+                                             writeHook: documentWriteHook, commitHook: shardCommitHook)
+            do {
+                (token, indexed) = try indexSnapshot(into: writers)
+                var metadata: [(key: String, value: String)] = [
+                    (IndexMetadata.tokenKey, IndexMetadata.tokenText(token)),
+                    (IndexMetadata.storeIDKey, store.storeID),
+                    (IndexMetadata.fingerprintKey, schema.fingerprint),
+                    (IndexMetadata.descriptionKey, configuration.indexDescription),
+                    (IndexMetadata.formatKey, IndexMetadata.format),
+                    (IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970)),
+                ]
+                if let modelVersion { metadata.append((IndexMetadata.modelVersionKey, modelVersion.description)) }
+                metadata.append((IndexMetadata.captureGapKey, String(captureGap)))
+                try writers.commit(metadata: metadata, token: token)
+            } catch {
+                try? writers.close()
+                throw error
+            }
+            try writers.close()
         } catch let error as XapianError {
             throw SearchError.engine(type: error.type, message: "\(error.message) while rebuilding the index; the index in use is unchanged")
         }
+        try layout.writeStub()
+        for shardPath in layout.shardPaths { try Self.syncTree(shardPath) }
         try Self.syncTree(path)
         try directory.makeLive(generation)
         keepNew = true
@@ -83,18 +126,19 @@ extension SpotliteIndexer {
         postCommit(token: token, summary: summary)
     }
 
-    /// Indexes every row of one read snapshot and returns the token the snapshot reflects, with the number of
-    /// documents written.
-    private func indexSnapshot(writer: XapianWritableDatabase, builder: DocumentBuilder) throws -> (HistoryToken?, Int) {
+    /// Indexes every row of one read snapshot into the shards and returns the token the snapshot reflects, with the
+    /// number of documents written. This thread reads rows; the shards' threads build and write documents.
+    private func indexSnapshot(into writers: ShardWriterSet) throws -> (HistoryToken?, Int) {
         let reader = IndexRecordReader(schema: schema, provider: provider)
         let progress = progressHandler
-        return try store.read { db in
+        let result: (HistoryToken?, Int) = try store.read { db in
             let token = try SpotliteStore.currentToken(in: db)
             var total = 0
             for name in schema.entityNames {
                 total += try Int.fetchOne(db, sql: "SELECT count(*) FROM \(name.quotedDatabaseIdentifier)") ?? 0
             }
             progress?(IndexProgress(done: 0, total: total))
+            var batcher = ShardBatcher(writers: writers, fresh: true)
             var done = 0
             var indexed = 0
             for name in schema.entityNames {
@@ -104,18 +148,24 @@ extension SpotliteIndexer {
                     done += 1
                     let key: DatabaseValue = row[entity.key]
                     if let attributes = try reader.attributeSet(entity: entity, key: key, row: row, in: db) {
-                        try write(try builder.document(entity: entity, key: key, attributes: attributes), to: writer, fresh: true)
+                        batcher.add(ShardRecord(entity: entity, key: key, attributes: attributes),
+                                    idTerm: DocumentIdentity.term(entity: name, key: key))
                         indexed += 1
                     }
                     if done % 1000 == 0 {
                         progress?(IndexProgress(done: done, total: total))
+                        // A shard that failed discards everything: stop reading rather than feed it.
+                        try writers.failIfAnyFailed()
                         if isStopRequested { throw IndexingStopped() }
                     }
                 }
             }
+            batcher.flush()
             progress?(IndexProgress(done: done, total: total))
             return (token, indexed)
         }
+        try writers.wait()
+        return result
     }
 
     /// Makes a generation written without fsync durable, before it becomes live.

@@ -51,6 +51,8 @@ public actor SpotliteIndexer {
     var progressHandler: (@Sendable (IndexProgress) -> Void)?
     /// Called with each document just before it is written; lets tests make Xapian fail a write for real.
     var documentWriteHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
+    /// Called on a shard's thread right after each shard commit; lets the crash suite kill the process between them.
+    var shardCommitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)?
     /// The last error live indexing met, or nil after a successful update (it retries with a growing delay).
     public internal(set) var lastError: String?
     /// Set by ``stop()`` without waiting for the actor: an update in progress checks it between batches (after a
@@ -93,6 +95,11 @@ public actor SpotliteIndexer {
     /// Reports rebuild progress (records done out of the total) to `handler`, on the indexer's executor.
     public func setProgressHandler(_ handler: (@Sendable (IndexProgress) -> Void)?) {
         progressHandler = handler
+    }
+
+    /// Calls `hook` right after each shard's commit, on that shard's thread (the crash suite kills the process there).
+    package func setShardCommitHook(_ hook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)?) {
+        shardCommitHook = hook
     }
 
     func setDocumentWriteHook(_ hook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?) {
@@ -225,19 +232,6 @@ public actor SpotliteIndexer {
             try store.setPosition(token, for: configuration.indexer.author)
         } catch {
             logger.warning("could not save the indexer's position \(token) in the store: \(error); the next commit retries")
-        }
-    }
-
-    /// Writes one built document, through the test hook when there is one. Into a `fresh` generation (a rebuild,
-    /// where each id term comes once: keys are unique per table, and the term names the table) it is added without
-    /// replace's lookup of an existing document.
-    func write(_ built: (idTerm: String, document: XapianDocument), to writer: XapianWritableDatabase,
-               fresh: Bool = false) throws {
-        try documentWriteHook?(built.idTerm, built.document)
-        if fresh {
-            try writer.addDocument(uniqueTerm: built.idTerm, document: built.document)
-        } else {
-            try writer.replaceDocument(uniqueTerm: built.idTerm, document: built.document)
         }
     }
 }

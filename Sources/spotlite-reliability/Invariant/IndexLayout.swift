@@ -17,4 +17,15 @@ struct IndexLayout {
               let name = stub.split(whereSeparator: \.isWhitespace).last, name.hasPrefix("gen-") else { return nil }
         return path + "/" + name
     }
+
+    /// The Xapian databases of the live generation: its shards (`shard-N`, listed in the generation's own stub), or
+    /// the generation itself when it has no stub (an index written before sharding).
+    var liveDatabasePaths: [String] {
+        guard let generation = liveGenerationPath else { return [] }
+        guard let stub = try? String(contentsOfFile: generation + "/XAPIANDB", encoding: .utf8) else { return [generation] }
+        return stub.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            return parts.count == 2 ? generation + "/" + parts[1] : nil
+        }
+    }
 }

@@ -7,8 +7,9 @@ extension BadInputSuite {
     /// Ways an index gets damaged on disk: truncated or missing Xapian files, garbage, a stub naming nothing.
     struct Damage: Sendable {
         var name: String
-        /// Damages the index at `index` (the index directory) whose live generation is `generation`.
-        var apply: @Sendable (_ index: String, _ generation: String) throws -> Void
+        /// Damages the index at `index` (the index directory) whose live generation's first Xapian database (its
+        /// first shard) is `database`.
+        var apply: @Sendable (_ index: String, _ database: String) throws -> Void
     }
 
     static func truncate(_ path: String, toFraction fraction: Double) throws {
@@ -44,7 +45,14 @@ extension BadInputSuite {
         Damage(name: "the stub is garbage") { index, _ in
             try Data([0xFF, 0x00, 0x13, 0x37]).write(to: URL(fileURLWithPath: index + "/XAPIANDB"))
         },
-        Damage(name: "the live generation removed") { try FileManager.default.removeItem(atPath: $1) },
+        Damage(name: "a shard removed") { try FileManager.default.removeItem(atPath: $1) },
+        Damage(name: "the generation's list of shards is garbage") { _, shard in
+            let generation = (shard as NSString).deletingLastPathComponent
+            try Data("auto nowhere\n\u{1}".utf8).write(to: URL(fileURLWithPath: generation + "/XAPIANDB"))
+        },
+        Damage(name: "the live generation removed") { _, shard in
+            try FileManager.default.removeItem(atPath: (shard as NSString).deletingLastPathComponent)
+        },
     ]
 
     /// Each damage, on a fresh copy of a good index with one change pending: searching and `index status` answer or
@@ -58,7 +66,7 @@ extension BadInputSuite {
             try FileManager.default.removeItem(atPath: workspace.indexPath)
             try FileManager.default.copyItem(atPath: pristine, toPath: workspace.indexPath)
             let change = try workspace.sqlite("UPDATE Item SET title = 'damaged index \(number)', rev = rev + 1 WHERE id = 'r-\(number)';")
-            guard change.succeeded, let generation = IndexLayout(path: workspace.indexPath).liveGenerationPath else {
+            guard change.succeeded, let generation = IndexLayout(path: workspace.indexPath).liveDatabasePaths.first else {
                 throw HarnessError("cannot prepare the damaged-index case: \(change.errorLine)")
             }
             try damage.apply(workspace.indexPath, generation)

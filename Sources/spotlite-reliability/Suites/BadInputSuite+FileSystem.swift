@@ -171,8 +171,9 @@ extension BadInputSuite {
         try workspace.write(more.joined(separator: "\n") + "\n", to: "full/more.jsonl")
         let moreRun = try workspace.runSpotlite(["import", directory + "/more.jsonl", "--entity", "Item"] + Array(options.dropLast(2)))
         if !moreRun.succeeded { throw HarnessError("import without a limit failed: \(moreRun.errorLine)") }
-        let live = IndexLayout(path: limited.indexPath).liveGenerationPath ?? ""
-        let largest = (try? FileManager.default.contentsOfDirectory(atPath: live))?.map { fileSize(live + "/" + $0) }.max() ?? 0
+        let largest = IndexLayout(path: limited.indexPath).liveDatabasePaths.flatMap { live in
+            ((try? FileManager.default.contentsOfDirectory(atPath: live)) ?? []).map { fileSize(live + "/" + $0) }
+        }.max() ?? 0
         let updateRun = try underLimit(kilobytes: largest / 1024 + 8, ["index", "update"])
         if let problem = Self.unclearFailure(updateRun) { problems.append("index update: \(problem)") }
         let search = try workspace.runSpotlite(["search", "--json", "search"] + Array(options.dropLast(2)))

@@ -4,7 +4,8 @@ import GRDB
 import Spotlite
 
 /// Crash consistency: runs `index update`, `index rebuild`, `index watch`, `import`, a library writer and a plain
-/// `sqlite3` writer in child processes, kills each with SIGKILL at a random moment of its run, then completes an
+/// `sqlite3` writer in child processes, kills each with SIGKILL at a random moment of its run (and an update right
+/// after a random shard commit, between the commits of the shards of one batch), then completes an
 /// `index update` and checks the invariant (``InvariantChecker``, with the `rev` ledger: no commit without its
 /// history), plus: the recovery never needs a rebuild, and an import leaves only whole batches.
 struct CrashSuite {
@@ -30,7 +31,11 @@ struct CrashSuite {
         case importer = "import"
         case libraryWriter = "library writer"
         case shellWriter = "sqlite3 writer"
+        case shardCommits = "update between shard commits"
     }
+
+    /// The index's shards: several, whatever the machine's core count, so that kills land between shard commits.
+    static let shards = 3
 
     let workspace: Workspace
     let report: SuiteReport
@@ -58,7 +63,7 @@ struct CrashSuite {
         random = SeededGenerator(seed: seed)
         trialRandom = Self.trialGenerator(seed: seed, trial: 0)
         try workspace.write(ItemModel.configuration(storePath: workspace.storePath, indexPath: workspace.indexPath,
-                                                    batchSize: 25), to: "spotlite.toml")
+                                                    batchSize: 25, shards: Self.shards), to: "spotlite.toml")
         configuration = try workspace.loadConfiguration()
     }
 
@@ -127,6 +132,7 @@ struct CrashSuite {
         let delay = fraction * (durations[kind] ?? 1) + 0.002
         var importContext: String?
         var background: ChildProcess?
+        var shardCommits: Int?
         let child: ChildProcess
         switch kind {
         case .indexUpdate:
@@ -145,18 +151,39 @@ struct CrashSuite {
             child = try startLibraryWriter(namespace: "l\(trial)", seed: trialRandom.next())
         case .shellWriter:
             child = try startShellWriter(namespace: "p\(trial)", seed: trialRandom.next())
+        case .shardCommits:
+            try mutate(trial: trial)
+            // An update of a few batches commits each batch in every shard: it dies right after one of those.
+            shardCommits = 1 + trialRandom.int(below: Self.shards * 4)
+            let output = workspace.outputPaths("shard-crash-\(trial)")
+            child = try ChildProcess(
+                executable: Binaries.reliability,
+                arguments: ["update-killed-between-shard-commits", "--config", workspace.configurationPath,
+                            "--after-commits", String(shardCommits!)],
+                directory: workspace.root, stdoutPath: output.stdout, stderrPath: output.stderr)
         }
-        usleep(UInt32(delay * 1_000_000))
-        if child.poll() == nil {
-            child.kill(SIGKILL)
+        if kind == .shardCommits {
+            // It kills itself; an update with fewer commits than drawn finishes on its own.
             let ended = child.wait()
-            if ended.signal == SIGKILL { killedMidRun[kind, default: 0] += 1 } else { finishedFirst[kind, default: 0] += 1 }
+            if ended.signal == SIGKILL {
+                killedMidRun[kind, default: 0] += 1
+            } else {
+                finishedFirst[kind, default: 0] += 1
+                if !ended.succeeded { problems.append("\(kind.rawValue) failed (\(ended)): \(child.stderr.prefix(300))") }
+            }
         } else {
-            finishedFirst[kind, default: 0] += 1
-            // It ran shorter than expected: aim the next kills of this kind within its real length.
-            if let ended = child.termination { durations[kind] = ended.seconds }
-            if kind != .indexWatch, let ended = child.termination, !ended.succeeded {
-                problems.append("\(kind.rawValue) failed before the kill (\(ended)): \(child.stderr.prefix(300))")
+            usleep(UInt32(delay * 1_000_000))
+            if child.poll() == nil {
+                child.kill(SIGKILL)
+                let ended = child.wait()
+                if ended.signal == SIGKILL { killedMidRun[kind, default: 0] += 1 } else { finishedFirst[kind, default: 0] += 1 }
+            } else {
+                finishedFirst[kind, default: 0] += 1
+                // It ran shorter than expected: aim the next kills of this kind within its real length.
+                if let ended = child.termination { durations[kind] = ended.seconds }
+                if kind != .indexWatch, let ended = child.termination, !ended.succeeded {
+                    problems.append("\(kind.rawValue) failed before the kill (\(ended)): \(child.stderr.prefix(300))")
+                }
             }
         }
         if let background {
@@ -165,7 +192,8 @@ struct CrashSuite {
         }
         problems += try recover()
         if let importContext { problems += try checkWholeBatches(context: importContext) }
-        let description = "trial \(trial): kill \(kind.rawValue) at \(Int(fraction * 100))% of its usual run (\(Int(delay * 1000)) ms)"
+        let description = shardCommits.map { "trial \(trial): kill an update right after shard commit \($0)" }
+            ?? "trial \(trial): kill \(kind.rawValue) at \(Int(fraction * 100))% of its usual run (\(Int(delay * 1000)) ms)"
         report.record(description, problems: problems)
     }
 

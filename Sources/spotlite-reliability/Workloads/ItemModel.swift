@@ -16,10 +16,11 @@ enum ItemModel {
 
     /// The configuration file of a suite's workspace.
     static func configuration(storePath: String, indexPath: String, batchSize: Int = 50,
-                              bodyStored: Bool = true) -> String {
+                              bodyStored: Bool = true, shards: Int? = nil) -> String {
         """
         store = \(tomlString(storePath))
         index = \(tomlString(indexPath))
+        \(shards.map { "shards = \($0)" } ?? "")
 
         [history]
         authors = ["writer-a", "writer-b", "\(slowConsumer)"]

@@ -20,6 +20,8 @@ public struct SpotliteConfiguration: Sendable, Hashable {
     public var storePath: String
     /// The Xapian index directory (created when missing). Loaders make it absolute.
     public var indexPath: String
+    /// The top-level `shards` key: how many Xapian databases the index is split into.
+    public var shards: IndexShards = .automatic
     /// The `[history]` table.
     public var history: HistoryConfiguration
     /// The `[indexer]` table.

@@ -5,6 +5,9 @@ struct ConfigurationValidator {
 
     func validate(_ configuration: SpotliteConfiguration) throws(ConfigurationError) {
         try validatePaths(of: configuration)
+        if let count = configuration.shards.count, !(1...IndexShards.maximumCount).contains(count) {
+            throw error(at: ConfigurationKeyPath("shards"), .invalidValue, "expected \(Expectation.shards); found \(count)")
+        }
         try validateHistory(configuration.history, indexerAuthor: configuration.indexer.author)
         try validateIndexer(configuration.indexer)
         try validateEntities(configuration.entities)

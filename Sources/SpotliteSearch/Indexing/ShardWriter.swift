@@ -1,0 +1,153 @@
+import Dispatch
+import Foundation
+import GRDB
+import Synchronization
+
+/// A record to write into a shard: the document is built on the shard's own thread.
+struct ShardRecord: Sendable {
+    var entity: IndexSchema.Entity
+    var key: DatabaseValue
+    var attributes: AttributeSet
+}
+
+/// One shard's Xapian writer and document builder, driven from a serial queue of its own so that shards are
+/// written in parallel (term generation and inversion are single-threaded inside Xapian, so one writer per core
+/// is what uses every core).
+///
+/// Work is queued with ``submit(_:)`` and runs in order on the queue's thread (a dispatch worker thread, not one of
+/// Swift's cooperative threads). The first failure is kept and every later piece of work is skipped, because Xapian
+/// discards every uncommitted change of a writer whose write failed; ``wait()`` reports it.
+final class ShardWriter: @unchecked Sendable {
+    // @unchecked: `writer`, `builder` and `failure` are touched only by blocks running on `queue`, one at a time;
+    // `pending` is a semaphore, which is thread-safe.
+
+    /// How many submitted batches may wait on the queue: bounds memory when the reader outpaces the writer.
+    static let maximumQueuedBatches = 8
+
+    let shard: Int
+    let path: String
+    /// The token this shard committed last (read at open, then updated by each commit).
+    private(set) var committedToken: Int64 = 0
+    private let queue: DispatchQueue
+    private let pending = DispatchSemaphore(value: ShardWriter.maximumQueuedBatches)
+    private var writer: XapianWritableDatabase?
+    private var builder: DocumentBuilder?
+    private var failure: (any Error)?
+    /// Set once `failure` is: lets the reading thread stop early without waiting for the queue.
+    private let failed = Atomic<Bool>(false)
+    private let writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
+    private let commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)?
+
+    /// Opens (or creates) the shard at `path` on the shard's queue.
+    init(shard: Int, path: String, action: XapianWritableDatabase.OpenAction, noSync: Bool, schema: IndexSchema,
+         writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
+         commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)? = nil) throws {
+        self.shard = shard
+        self.path = path
+        self.writeHook = writeHook
+        self.commitHook = commitHook
+        queue = DispatchQueue(label: "spotlite.shard-\(shard)", qos: .utility)
+        try queue.sync {
+            let writer = try XapianWritableDatabase(path: path, action: action, noSync: noSync)
+            builder = try DocumentBuilder(schema: schema, spellingDatabase: writer)
+            let metadata = try IndexMetadata(reading: writer.metadata(forKey:))
+            committedToken = metadata.token?.rawValue ?? 0
+            self.writer = writer
+        }
+    }
+
+    deinit {
+        // Closing commits nothing new (callers commit explicitly) but releases the lock now, not at process exit.
+        queue.sync {
+            try? writer?.close()
+            writer = nil
+            builder = nil
+        }
+    }
+
+    /// What a piece of work may use: the shard's writer and builder, only while it runs.
+    struct Context {
+        let writer: XapianWritableDatabase
+        let builder: DocumentBuilder
+        let writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
+
+        /// Builds and writes one record's document; `fresh` adds it without looking for an earlier one (rebuilds).
+        func write(_ record: ShardRecord, fresh: Bool) throws {
+            let built = try builder.document(entity: record.entity, key: record.key, attributes: record.attributes)
+            try writeHook?(built.idTerm, built.document)
+            if fresh {
+                try writer.addDocument(uniqueTerm: built.idTerm, document: built.document)
+            } else {
+                try writer.replaceDocument(uniqueTerm: built.idTerm, document: built.document)
+            }
+        }
+    }
+
+    /// Queues `work` behind what was submitted before; blocks while too many batches wait.
+    func submit(_ work: @escaping @Sendable (Context) throws -> Void) {
+        pending.wait()
+        queue.async { [self] in
+            defer { pending.signal() }
+            guard failure == nil, let writer, let builder else { return }
+            do {
+                try work(Context(writer: writer, builder: builder, writeHook: writeHook))
+            } catch {
+                failure = error
+                failed.store(true, ordering: .releasing)
+            }
+        }
+    }
+
+    /// Whether a piece of work failed (everything after it is skipped); does not wait.
+    var hasFailed: Bool { failed.load(ordering: .acquiring) }
+
+    /// Queues writing `records`.
+    func write(_ records: [ShardRecord], fresh: Bool) {
+        guard !records.isEmpty else { return }
+        submit { context in
+            for record in records { try context.write(record, fresh: fresh) }
+        }
+    }
+
+    /// Queues deleting the documents with these id terms (a missing one is not an error).
+    func delete(_ idTerms: [String]) {
+        guard !idTerms.isEmpty else { return }
+        submit { context in
+            for term in idTerms { try context.writer.deleteDocument(uniqueTerm: term) }
+        }
+    }
+
+    /// Queues setting `metadata` and committing: the documents written since the last commit and the metadata
+    /// (the shard's token among it) become durable together.
+    func commit(metadata: [(key: String, value: String)], token: Int64) {
+        let metadata = metadata.map { [$0.key, $0.value] }
+        submit { [self] context in
+            for pair in metadata { try context.writer.setMetadata(pair[1], forKey: pair[0]) }
+            try context.writer.commit()
+            committedToken = token
+            commitHook?(shard, token)
+        }
+    }
+
+    /// Waits for every queued piece of work and throws the first failure, if any.
+    func wait() throws {
+        let failure = queue.sync { self.failure }
+        if let failure { throw failure }
+    }
+
+    /// Waits for the queued work, then closes the writer (releasing its lock) and throws the first failure.
+    func close() throws {
+        let failure: (any Error)? = queue.sync {
+            var failure = self.failure
+            do {
+                try writer?.close()
+            } catch {
+                if failure == nil { failure = error }
+            }
+            writer = nil
+            builder = nil
+            return failure
+        }
+        if let failure { throw failure }
+    }
+}

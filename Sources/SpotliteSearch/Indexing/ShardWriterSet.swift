@@ -1,0 +1,106 @@
+import Foundation
+import GRDB
+import SpotliteStore
+
+/// The writers of every shard of one generation, written in parallel (one thread per shard).
+///
+/// Each shard commits its documents together with its own token, so a crash between two shards' commits leaves
+/// shards at different tokens: the index's token is the smallest, and replaying history from it is harmless to the
+/// shards already past it, since every change rewrites a document from the record's current row (or deletes it).
+final class ShardWriterSet {
+    let layout: ShardLayout
+    let writers: [ShardWriter]
+
+    /// Opens every shard of `layout` (creating them with `.createOrOverwrite` for a rebuild). Opening happens on the
+    /// shards' own threads, in parallel.
+    init(layout: ShardLayout, action: XapianWritableDatabase.OpenAction, noSync: Bool, schema: IndexSchema,
+         writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
+         commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)? = nil) throws {
+        self.layout = layout
+        var writers: [ShardWriter] = []
+        for shard in 0..<layout.count {
+            writers.append(try ShardWriter(shard: shard, path: layout.shardPath(shard), action: action, noSync: noSync,
+                                           schema: schema, writeHook: writeHook, commitHook: commitHook))
+        }
+        self.writers = writers
+    }
+
+    /// The smallest token any shard committed: every shard reflects the history up to it.
+    var committedToken: HistoryToken? {
+        let token = writers.map(\.committedToken).min() ?? 0
+        return token > 0 ? HistoryToken(rawValue: token) : nil
+    }
+
+    /// The writer of the shard holding the document with `idTerm`.
+    func writer(for idTerm: String) -> ShardWriter {
+        writers[ShardLayout.shard(of: idTerm, among: writers.count)]
+    }
+
+    /// Sets `metadata` in every shard, with the shard's number, and commits every shard, in parallel. Throws the
+    /// first failure of any shard (the others may have committed: their tokens are ahead, which is harmless).
+    func commit(metadata: [(key: String, value: String)], token: HistoryToken?) throws {
+        for writer in writers {
+            let shardEntry = (key: IndexMetadata.shardKey, value: "\(writer.shard)/\(writers.count)")
+            writer.commit(metadata: metadata + [shardEntry], token: token?.rawValue ?? 0)
+        }
+        try wait()
+    }
+
+    /// Throws the first failure when a shard failed already (waiting for the shards only then).
+    func failIfAnyFailed() throws {
+        if writers.contains(where: \.hasFailed) { try wait() }
+    }
+
+    /// Waits for every shard's queued work; throws the first failure.
+    func wait() throws {
+        var first: (any Error)?
+        for writer in writers {
+            do { try writer.wait() } catch { if first == nil { first = error } }
+        }
+        if let first { throw first }
+    }
+
+    /// Waits for every shard, closes them all, and throws the first failure.
+    func close() throws {
+        var first: (any Error)?
+        for writer in writers {
+            do { try writer.close() } catch { if first == nil { first = error } }
+        }
+        if let first { throw first }
+    }
+}
+
+/// Gathers records per shard on the reading thread and hands them to the shards' threads in batches, so that the
+/// queues' overhead is paid per batch, not per record.
+struct ShardBatcher {
+    /// Records per handed-over batch: large enough to amortise queueing, small enough to keep memory bounded
+    /// (with ``ShardWriter/maximumQueuedBatches`` waiting per shard).
+    static let batchSize = 128
+
+    let writers: ShardWriterSet
+    let fresh: Bool
+    private var batches: [[ShardRecord]]
+
+    init(writers: ShardWriterSet, fresh: Bool) {
+        self.writers = writers
+        self.fresh = fresh
+        batches = Array(repeating: [], count: writers.writers.count)
+    }
+
+    mutating func add(_ record: ShardRecord, idTerm: String) {
+        let shard = ShardLayout.shard(of: idTerm, among: batches.count)
+        batches[shard].append(record)
+        if batches[shard].count >= Self.batchSize {
+            writers.writers[shard].write(batches[shard], fresh: fresh)
+            batches[shard].removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Hands over what is left.
+    mutating func flush() {
+        for shard in batches.indices where !batches[shard].isEmpty {
+            writers.writers[shard].write(batches[shard], fresh: fresh)
+            batches[shard].removeAll(keepingCapacity: true)
+        }
+    }
+}

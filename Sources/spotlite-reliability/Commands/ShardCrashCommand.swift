@@ -1,0 +1,52 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Spotlite
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A child process of the crash suite: runs an index update (or rebuild) and kills itself with SIGKILL right after
+/// the Nth shard commit, which is `kill -9` landing between the commits of two shards of one batch, where a time-based
+/// kill rarely lands.
+struct ShardCrashCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update-killed-between-shard-commits",
+        abstract: "(used by the suites) Update the index and SIGKILL this process right after the Nth shard commit.")
+
+    @Option(help: "The configuration file.") var config: String
+    @Option(help: "Die right after this many shard commits (1 or more).") var afterCommits: Int
+    @Flag(help: "Rebuild instead of updating.") var rebuild = false
+
+    private final class Outcome: Sendable {
+        let result = Mutex<Result<IndexUpdateSummary, any Error>?>(nil)
+    }
+
+    func run() throws {
+        let configuration = try SpotliteConfiguration(contentsOf: config)
+        let store = try SpotliteStore(path: configuration.storePath, model: configuration.storeModel)
+        let indexer = try SpotliteIndexer(store: store, configuration: configuration)
+        let commits = Atomic<Int>(0)
+        let target = max(1, afterCommits)
+        let rebuild = rebuild
+        let outcome = Outcome()
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            await indexer.setShardCommitHook { _, _ in
+                if commits.add(1, ordering: .sequentiallyConsistent).newValue == target { kill(getpid(), SIGKILL) }
+            }
+            let result: Result<IndexUpdateSummary, any Error>
+            do {
+                result = .success(rebuild ? try await indexer.rebuild(reason: "crash trial") : try await indexer.update())
+            } catch {
+                result = .failure(error)
+            }
+            outcome.result.withLock { $0 = result }
+            finished.signal()
+        }
+        finished.wait()
+        let summary = try outcome.result.withLock { try $0!.get() }
+        print("{\"survived\": true, \"shard_commits\": \(commits.load(ordering: .sequentiallyConsistent)), \"token\": \(summary.token?.rawValue ?? 0)}")
+    }
+}
