@@ -12,9 +12,9 @@ struct ConfigurationDecoder {
     private static let rootKeys = ["store", "index", "shards", "history", "indexer", "entities", "model"]
     private static let historyKeys = ["authors", "batch_authors", "mirror_authors", "maximum_duration", "clean"]
     private static let cleanKeys = ["every", "notifications"]
-    private static let indexerKeys = ["author", "language", "stopwords", "batch_size"]
+    private static let indexerKeys = ["author", "language", "stopwords", "batch_size", "spelling"]
     private static let entityKeys = ["key", "preserve_on_delete", "fields"]
-    private static let fieldKeys = ["type", "weight", "prefix", "store", "facet", "separator", "sortable"]
+    private static let fieldKeys = ["type", "weight", "prefix", "positions", "store", "facet", "separator", "sortable"]
 
     func decode(_ root: TOMLTable) throws(ConfigurationError) -> SpotliteConfiguration {
         let document = Table(root, at: .root)
@@ -105,6 +105,9 @@ struct ConfigurationDecoder {
         if let batchSize = try integer(indexer, "batch_size", expected: Expectation.batchSize) {
             result.batchSize = batchSize
         }
+        if let spelling = try strings(indexer, "spelling", expected: Expectation.spellingFields) {
+            result.spelling = spelling
+        }
         return result
     }
 
@@ -168,7 +171,8 @@ struct ConfigurationDecoder {
             store: store ?? false,
             facet: try bool(field, "facet") ?? false,
             separator: try string(field, "separator", expected: Expectation.separator),
-            sortable: try bool(field, "sortable") ?? false
+            sortable: try bool(field, "sortable") ?? false,
+            positions: try bool(field, "positions") ?? true
         )
     }
 

@@ -40,7 +40,7 @@ struct MalformedConfiguration: Sendable, CustomTestStringConvertible {
 @Suite("Configuration errors")
 struct ConfigurationErrorTests {
     static let rootKeys = "known keys are store, index, shards, history, indexer, entities"
-    static let fieldKeys = "known keys are type, weight, prefix, store, facet, separator, sortable"
+    static let fieldKeys = "known keys are type, weight, prefix, positions, store, facet, separator, sortable"
     static let duration = "expected a duration: a whole number greater than zero followed by s, m, h or d"
 
     static let cases: [MalformedConfiguration] = [

@@ -254,6 +254,34 @@ struct ShardedIndexTests {
         #expect(try sandbox.keys("editor").count >= 2)
     }
 
+    @Test("a backlog touching most documents is applied by a rebuild, saying so; a smaller one incrementally")
+    func largeBacklogRebuilds() async throws {
+        let sandbox = try IndexerSandbox(top: "shards = 2")
+        let packages = Self.generatedPackages(count: SpotliteIndexer.rebuildShareMinimumDocuments + 200)
+        try sandbox.write(packages)
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.update()
+        let some = packages.prefix(packages.count / 2).map { package in
+            var copy = package
+            copy.summary = "zanzibar"
+            return copy
+        }
+        try sandbox.write(Array(some))
+        let partial = try await indexer.update()
+        #expect(!partial.rebuilt && partial.indexed == some.count)
+        let all = packages.map { package in
+            var copy = package
+            copy.summary = "quetzal"
+            return copy
+        }
+        try sandbox.write(all)
+        let full = try await indexer.update()
+        #expect(full.rebuilt)
+        #expect(full.reason == "\(packages.count) pending changes touch more than 75% of the \(packages.count) documents: a rebuild is faster than applying them one by one")
+        #expect(full.token == (try sandbox.store.currentToken()))
+        #expect(try sandbox.keys("quetzal", limit: 2000).count == packages.count)
+    }
+
     @Test("the shard of an id term is the same on every run and spreads keys evenly")
     func stableRouting() {
         // Fixed values: a change here would strand every document of existing indexes in the wrong shard.

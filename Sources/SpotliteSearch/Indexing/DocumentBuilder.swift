@@ -14,12 +14,24 @@ final class DocumentBuilder {
 
     let schema: IndexSchema
     private let generator: XapianTermGenerator
+    private let spellingDatabase: XapianWritableDatabase?
+    /// Whether the generator currently feeds the spelling table (switched per field, only when it changes).
+    private var recordsSpelling: Bool
 
     init(schema: IndexSchema, spellingDatabase: XapianWritableDatabase?) throws {
         self.schema = schema
+        self.spellingDatabase = spellingDatabase
         generator = try XapianTermGenerator(language: schema.language == "none" ? nil : schema.language,
                                             stopwords: schema.stopwords == "none" ? .none : .english)
         try generator.setSpellingDatabase(spellingDatabase)
+        recordsSpelling = spellingDatabase != nil
+    }
+
+    /// Feeds the spelling table from the next text or not, as the field says.
+    private func recordSpelling(_ wanted: Bool) throws {
+        guard let spellingDatabase, wanted != recordsSpelling else { return }
+        try generator.setSpellingDatabase(wanted ? spellingDatabase : nil)
+        recordsSpelling = wanted
     }
 
     /// The document for a record, with its unique id term.
@@ -37,9 +49,10 @@ final class DocumentBuilder {
             switch field.type {
             case .text:
                 if let text = value.indexText, !text.isEmpty {
-                    try generator.indexText(text, weight: UInt32(field.weight))
+                    try recordSpelling(field.feedsSpelling)
+                    try generator.indexText(text, weight: UInt32(field.weight), positions: field.hasPositions)
                     if let prefix = field.termPrefix {
-                        try generator.indexText(text, weight: 1, prefix: prefix)
+                        try generator.indexText(text, weight: 1, prefix: prefix, positions: field.hasPositions)
                     }
                     try generator.increaseTermPosition()
                 }

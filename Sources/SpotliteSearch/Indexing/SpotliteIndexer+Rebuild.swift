@@ -59,7 +59,29 @@ extension SpotliteIndexer {
         if let token = furthest, token.rawValue > 0, token > (current ?? HistoryToken(rawValue: 0)) {
             return "the index is ahead of the store (token \(token) > \(current.map { "\($0)" } ?? "none")): the store was re-created"
         }
-        return nil
+        return try largeBacklogReason(layout: layout)
+    }
+
+    /// Pending changes past this share of the index's documents are applied by a rebuild instead: measured on the
+    /// 63,666-record corpus, applying an UPDATE of every row took 1.06× a rebuild, and applying costs in proportion to
+    /// the changes, so past about nine tenths a rebuild is as fast; three quarters leaves a margin for rows changed
+    /// twice (changes, not distinct records, are counted).
+    static let rebuildShare = 0.75
+    /// Below this many documents a rebuild saves too little to be worth a second code path.
+    static let rebuildShareMinimumDocuments = 1000
+
+    /// Why applying the pending history would cost more than a rebuild, or nil.
+    private func largeBacklogReason(layout: ShardLayout) throws -> String? {
+        let documents = try XapianDatabase(path: layout.generationPath).documentCount()
+        guard documents >= Self.rebuildShareMinimumDocuments else { return nil }
+        let pending: Int
+        do {
+            pending = try store.countChanges(HistoryRequest.after(try layout.committedToken()))
+        } catch is HistoryError {
+            return nil  // history purged past the index: the update finds out and says so
+        }
+        guard Double(pending) > Self.rebuildShare * Double(documents) else { return nil }
+        return "\(pending) pending changes touch more than \(Int(Self.rebuildShare * 100))% of the \(documents) documents: a rebuild is faster than applying them one by one"
     }
 
     /// How many shards to build: the configured count, else the existing index's, else one per core up to four.

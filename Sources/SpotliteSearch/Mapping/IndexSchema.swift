@@ -23,6 +23,10 @@ struct IndexSchema: Sendable {
         var isStored: Bool
         var isFacet: Bool
         var isSortable: Bool
+        /// For text fields: whether word positions are indexed (phrase search).
+        var hasPositions = true
+        /// For text fields: whether their words feed the spelling table.
+        var feedsSpelling = true
     }
 
     struct Entity: Sendable {
@@ -62,6 +66,8 @@ struct IndexSchema: Sendable {
                                  isStored: field.isStored, isFacet: field.facet, isSortable: field.sortable)
                 switch field.type {
                 case .text:
+                    plan.hasPositions = field.positions
+                    plan.feedsSpelling = configuration.indexer.spelling.map { $0.contains(field.name) } ?? true
                     if let prefix = field.prefix {
                         plan.queryPrefix = prefix
                         plan.termPrefix = "XT" + prefix.uppercased() + ":"

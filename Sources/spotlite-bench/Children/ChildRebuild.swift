@@ -12,6 +12,7 @@ struct ChildRebuild: AsyncParsableCommand {
     @Option(help: "The configuration file.") var config: String
     @Option(help: "The store to index.") var store: String
     @Option(help: "The index directory to build.") var index: String
+    @Option(help: "Shards to build (default: the configuration's).") var shards: Int?
 
     struct Report: Codable {
         var seconds: Double
@@ -26,6 +27,7 @@ struct ChildRebuild: AsyncParsableCommand {
         var configuration = try SpotliteConfiguration(contentsOf: config, baseDirectory: FileManager.default.currentDirectoryPath)
         configuration.storePath = store
         configuration.indexPath = index
+        if let shards { configuration.shards = .count(shards) }
         guard FileManager.default.fileExists(atPath: store) else {
             throw BenchError("no store at \(store); the suite creates it before starting this child")
         }
@@ -40,10 +42,10 @@ struct ChildRebuild: AsyncParsableCommand {
     }
 
     /// Runs a rebuild in a child process and returns its report.
-    static func run(configurationPath: String, storePath: String, indexPath: String) throws -> Report {
+    static func run(configurationPath: String, storePath: String, indexPath: String, shards: Int? = nil) throws -> Report {
         let child = ChildProcess(executable: ChildProcess.currentExecutable, arguments: [
             "child-rebuild", "--config", configurationPath, "--store", storePath, "--index", indexPath,
-        ])
+        ] + (shards.map { ["--shards", String($0)] } ?? []))
         let outcome = try child.run()
         guard outcome.status == 0 else {
             throw BenchError("the rebuild child process failed with status \(outcome.status) (its error is above)")

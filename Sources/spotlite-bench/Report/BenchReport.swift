@@ -15,6 +15,7 @@ struct BenchReport: Codable, Sendable {
     var totalSeconds: Double = 0
     var capture: CaptureOverheadFigure.Result?
     var rebuild: RebuildFigure.Result?
+    var shards: ShardFigure.Result?
     var size: IndexSizeFigure.Result?
     var query: QueryLatencyFigure.Result?
     var relevance: RelevanceFigure.Result?

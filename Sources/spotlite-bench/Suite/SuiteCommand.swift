@@ -116,6 +116,10 @@ struct SuiteCommand: AsyncParsableCommand {
                 let result = try RebuildFigure.run(context)
                 report.rebuild = result
                 rows = result.rows
+            case .shards:
+                let result = try ShardFigure.run(context)
+                report.shards = result
+                rows = result.rows
             case .size:
                 let result = try await IndexSizeFigure.run(context)
                 report.size = result

@@ -27,7 +27,7 @@ extension SpotliteConfiguration {
         [
             "language \(indexer.stemmerName ?? ConfigurationKeyPath.quoted(indexer.language))",
             "stopwords \(ConfigurationKeyPath.quoted(indexer.stopwords))",
-        ]
+        ] + (indexer.spelling.map { ["spelling " + $0.sorted().map(ConfigurationKeyPath.quoted).joined(separator: ",")] } ?? [])
     }
 
     private static func describe(_ entity: EntityConfiguration) -> [String] {
@@ -41,6 +41,8 @@ extension SpotliteConfiguration {
         switch field.type {
         case .text:
             line += " weight=\(field.weight) prefix=" + (field.prefix.map(ConfigurationKeyPath.quoted) ?? "-")
+            // Only when off, so that fingerprints of indexes written before the option existed stay the same.
+            if !field.positions { line += " positions=false" }
         case .keyword:
             line += " facet=\(field.facet) separator=" + (field.separator.map(ConfigurationKeyPath.quoted) ?? "-")
         case .number, .date:

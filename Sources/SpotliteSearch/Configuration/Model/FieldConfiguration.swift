@@ -24,6 +24,9 @@ public struct FieldConfiguration: Sendable, Hashable {
     public var separator: String?
     /// For a `number` or `date` field, whether results can be sorted by it.
     public var sortable: Bool
+    /// For a `text` field, whether word positions are indexed (phrase search, `"…"`, needs them). Leaving them out
+    /// makes rebuilds faster and the index smaller.
+    public var positions: Bool
 
     /// Creates a field; prefer the per-type factories (``text(_:weight:prefix:store:)`` and the others), which only
     /// offer the options that apply.
@@ -35,7 +38,8 @@ public struct FieldConfiguration: Sendable, Hashable {
         store: Bool = false,
         facet: Bool = false,
         separator: String? = nil,
-        sortable: Bool = false
+        sortable: Bool = false,
+        positions: Bool = true
     ) {
         self.name = name
         self.type = type
@@ -45,11 +49,13 @@ public struct FieldConfiguration: Sendable, Hashable {
         self.facet = facet
         self.separator = separator
         self.sortable = sortable
+        self.positions = positions
     }
 
     /// A full-text field.
-    public static func text(_ name: String, weight: Int = 1, prefix: String? = nil, store: Bool = false) -> Self {
-        Self(name: name, type: .text, weight: weight, prefix: prefix, store: store)
+    public static func text(_ name: String, weight: Int = 1, prefix: String? = nil, store: Bool = false,
+                            positions: Bool = true) -> Self {
+        Self(name: name, type: .text, weight: weight, prefix: prefix, store: store, positions: positions)
     }
 
     /// An exact-value field, filterable as `name:value`.

@@ -14,18 +14,23 @@ public struct IndexerConfiguration: Sendable, Hashable {
     public var stopwords: String
     /// How many changes are applied per index commit (≥ 1).
     public var batchSize: Int
+    /// The text fields whose words feed spelling correction; nil: every text field. Fewer fields make rebuilds
+    /// faster (the spelling table is written for every word) and suggest only words from those fields.
+    public var spelling: [String]?
 
     /// Creates the indexer settings; the defaults are those of an absent `[indexer]` table.
     public init(
         author: String = IndexerConfiguration.defaultAuthor,
         language: String = "en",
         stopwords: String = "en",
-        batchSize: Int = 1000
+        batchSize: Int = 1000,
+        spelling: [String]? = nil
     ) {
         self.author = author
         self.language = language
         self.stopwords = stopwords
         self.batchSize = batchSize
+        self.spelling = spelling
     }
 
     /// The name Xapian knows the stemmer by (`en` → `english`), `none` for no stemming, or nil when `language` is

@@ -11,6 +11,13 @@ struct ConfigurationValidator {
         try validateHistory(configuration.history, indexerAuthor: configuration.indexer.author)
         try validateIndexer(configuration.indexer)
         try validateEntities(configuration.entities)
+        let textFields = Set(configuration.entities.flatMap { $0.fields.filter { $0.type == .text }.map(\.name) })
+        for name in configuration.indexer.spelling ?? [] where !textFields.contains(name) {
+            throw error(
+                at: ConfigurationKeyPath("indexer").appending("spelling"), .invalidValue,
+                "expected \(Expectation.spellingFields); found \(ConfigurationKeyPath.quoted(name)), which is not a text field of any entity"
+            )
+        }
     }
 
     // MARK: - Paths, history, indexer

@@ -10,6 +10,7 @@ package enum Expectation {
     package static let cleanPolicy = "\"none\", { every = \"4h\" } or { notifications = 50 }"
     package static let notifications = "an integer ≥ 1"
     package static let batchSize = "an integer ≥ 1"
+    package static let spellingFields = "an array of text field names, e.g. [\"name\", \"summary\"]"
     package static let shards = "a number of shards from 1 to \(IndexShards.maximumCount), e.g. shards = 2"
     package static let boolean = "true or false"
     package static let entities = "a table of entities, e.g. [entities.Package]"

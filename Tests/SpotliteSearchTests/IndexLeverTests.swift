@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import SpotliteSearch
+import Spotlite
+
+/// The index-build levers: positions per text field, and the fields that feed spelling correction.
+@Suite("Index-build levers")
+struct IndexLeverTests {
+    static func entity(descriptionOptions: String) -> String {
+        IndexerSandbox.packageEntity.replacingOccurrences(
+            of: "description = { type = \"text\" }", with: "description = { type = \"text\"\(descriptionOptions) }")
+    }
+
+    @Test("positions = false: the field's words are found, phrases over them are not; other fields keep phrases")
+    func positionsOff() async throws {
+        let sandbox = try IndexerSandbox(entities: Self.entity(descriptionOptions: ", positions = false"))
+        try sandbox.write(SamplePackage.catalogue)
+        try await sandbox.makeIndexer().update()
+        // "compatible version" is a phrase of vim's description only; "improved enhanced" of no field.
+        #expect(try sandbox.keys("compatible") == ["vim"])
+        #expect(try sandbox.keys("\"compatible version\"").isEmpty, "no positions, no phrase")
+        #expect(try sandbox.keys("\"enhanced vi editor\"") == ["vim"], "the summary keeps its positions")
+
+        let withPositions = try IndexerSandbox()
+        try withPositions.write(SamplePackage.catalogue)
+        try await withPositions.makeIndexer().update()
+        #expect(try withPositions.keys("\"compatible version\"") == ["vim"])
+    }
+
+    @Test("spelling = [\"name\"]: corrections come from names only")
+    func spellingFromSomeFields() async throws {
+        let names = try IndexerSandbox(indexer: "batch_size = 100\nspelling = [\"name\"]")
+        let every = try IndexerSandbox()
+        for sandbox in [names, every] {
+            try sandbox.write(SamplePackage.catalogue)
+            try await sandbox.makeIndexer().update()
+        }
+        // "editr" is one letter from "editor", a word of summaries and descriptions, never of a name.
+        let request = SearchRequest("editr", limit: 5)
+        #expect(try every.makeSearcher().search(request).corrected == "editor")
+        #expect(try names.makeSearcher().search(request).corrected == nil)
+        #expect(try names.makeSearcher().search(SearchRequest("coreutls", limit: 5)).corrected == "coreutils")
+    }
+
+    @Test("the levers change the fingerprint (the next update rebuilds); writing the defaults out does not")
+    func leversChangeTheFingerprint() throws {
+        func fingerprint(_ top: String, indexer: String = "", entity: String = IndexerSandbox.packageEntity) throws -> String {
+            let toml = IndexerSandbox.toml(directory: "/tmp/x", top: top, entities: entity, indexer: indexer, history: "")
+            return try IndexSchema(configuration: SpotliteConfiguration(tomlString: toml, source: "t")).fingerprint
+        }
+        let plain = try fingerprint("")
+        #expect(try fingerprint("", entity: Self.entity(descriptionOptions: ", positions = true")) == plain)
+        #expect(try fingerprint("", entity: Self.entity(descriptionOptions: ", positions = false")) != plain)
+        #expect(try fingerprint("", indexer: "spelling = [\"name\"]") != plain)
+        #expect(try fingerprint("shards = 3") == plain, "the shard count has a rebuild reason of its own")
+    }
+
+    @Test("bad lever values are refused naming the key")
+    func badValues() throws {
+        func load(_ top: String = "", indexer: String = "", entity: String = IndexerSandbox.packageEntity) throws {
+            let toml = IndexerSandbox.toml(directory: "/tmp/x", top: top, entities: entity, indexer: indexer, history: "")
+            _ = try SpotliteConfiguration(tomlString: toml, source: "t")
+        }
+        let misplaced = #expect(throws: ConfigurationError.self) {
+            try load(entity: IndexerSandbox.packageEntity.replacingOccurrences(
+                of: "section     = { type = \"keyword\"", with: "section     = { type = \"keyword\", positions = false"))
+        }
+        #expect(misplaced?.description.contains("positions") == true, "\(String(describing: misplaced))")
+        let unknown = #expect(throws: ConfigurationError.self) { try load(indexer: "spelling = [\"section\"]") }
+        #expect(unknown?.description.contains("indexer.spelling") == true, "\(String(describing: unknown))")
+        #expect(unknown?.description.contains("\"section\", which is not a text field of any entity") == true)
+        for value in ["0", "65", "\"two\""] {
+            let shards = #expect(throws: ConfigurationError.self) { try load("shards = \(value)") }
+            #expect(shards?.description.contains("shards") == true, "\(String(describing: shards))")
+        }
+    }
+}
