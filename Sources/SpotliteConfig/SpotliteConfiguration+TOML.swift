@@ -84,6 +84,14 @@ extension SpotliteConfiguration {
             }
             (line, column) = byte == UInt8(ascii: "\n") ? (line + 1, 1) : (line, column + 1)
         }
+        // An escaped NUL (\u0000, \U00000000) is valid TOML, but the parser hands strings over as C strings: a path
+        // would be cut short at it without a word.
+        if let position = escapedNUL(in: text) {
+            throw ConfigurationError(
+                source: source, keyPath: "", kind: .syntax(line: position.line, column: position.column),
+                message: "a NUL character (\\u0000) cannot be part of a value (paths and names end at it); remove it"
+            )
+        }
         do {
             return try TOMLTable(string: text)
         } catch let error as TOMLParseError {
@@ -95,5 +103,28 @@ extension SpotliteConfiguration {
         } catch {
             throw ConfigurationError(source: source, keyPath: "", kind: .syntax(line: 1, column: 1), message: "invalid TOML: \(error)")
         }
+    }
+
+    /// Where `text` has `\u0000` or `\U00000000` after an odd run of backslashes (an escape, not a literal
+    /// backslash followed by "u0000"), as a line and column; nil when nowhere.
+    private static func escapedNUL(in text: String) -> (line: Int, column: Int)? {
+        let bytes = Array(text.utf8)
+        var line = 1, column = 1, backslashes = 0
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\\") {
+                backslashes += 1
+            } else {
+                if backslashes % 2 == 1 {
+                    let rest = bytes[index...]
+                    if rest.starts(with: Array("u0000".utf8)) || rest.starts(with: Array("U00000000".utf8)) {
+                        return (line, column - 1)
+                    }
+                }
+                backslashes = 0
+            }
+            (line, column) = byte == UInt8(ascii: "\n") ? (line + 1, 1) : (line, column + 1)
+        }
+        return nil
     }
 }

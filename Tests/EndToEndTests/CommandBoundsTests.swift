@@ -91,5 +91,76 @@ struct CommandBoundsTests {
         #expect(try tool.run(["index", "update"]).status == 0)
         try tool.write("xapian\nsql\u{0}gimp\n", to: "queries.txt")
         expectOneLineError(try tool.run(["search", "--queries", "queries.txt", "--json"]), mentioning: ["line 2", "NUL"])
+        // Also when the lines before it found nothing: the error is printed, not swallowed by the no-results exit.
+        try tool.write("zzznothing\nsql\u{0}gimp\n", to: "queries.txt")
+        expectOneLineError(try tool.run(["search", "--queries", "queries.txt", "--json"]), mentioning: ["line 2", "NUL"])
+    }
+
+    @Test("symbolic links in the index directory are refused, never written through")
+    func symlinksInIndexDirectory() throws {
+        let tool = try CommandLineTool()
+        defer { tool.remove() }
+        try tool.write(CommandLineTool.packages, to: "packages.jsonl")
+        #expect(try tool.run(["import", "packages.jsonl", "--entity", "Package"]).status == 0)
+        #expect(try tool.run(["index", "update"]).status == 0)
+        try tool.write("precious\n", to: "victim.txt")
+        let lock = tool.path("Index/search/writer.lock")
+        try FileManager.default.removeItem(atPath: lock)
+        try FileManager.default.createSymbolicLink(atPath: lock, withDestinationPath: tool.path("victim.txt"))
+        expectOneLineError(try tool.run(["index", "update"]), mentioning: ["writer.lock", "symbolic link"])
+        #expect(try String(contentsOfFile: tool.path("victim.txt"), encoding: .utf8) == "precious\n")
+        // A link where the temporary stub goes is removed, not followed.
+        try FileManager.default.removeItem(atPath: lock)
+        try FileManager.default.createSymbolicLink(atPath: tool.path("Index/search/XAPIANDB.tmp"),
+                                                   withDestinationPath: tool.path("victim.txt"))
+        #expect(try tool.run(["index", "rebuild"]).status == 0)
+        #expect(try String(contentsOfFile: tool.path("victim.txt"), encoding: .utf8) == "precious\n")
+        #expect(try tool.run(["search", "xapian"]).status == 0)
+    }
+
+    @Test("a NUL in a configured path is refused, not cut short")
+    func nulInConfiguredPath() throws {
+        let configuration = CommandLineTool.packageConfiguration
+            .replacingOccurrences(of: #"store.sqlite""#, with: #"store.sqlite\u0000.bak""#)
+        try #require(configuration.contains(#"\u0000"#), "the test configuration names a store")
+        let tool = try CommandLineTool(configuration: configuration)
+        defer { tool.remove() }
+        try tool.write(CommandLineTool.packages, to: "packages.jsonl")
+        expectOneLineError(try tool.run(["import", "packages.jsonl", "--entity", "Package"]), mentioning: ["spotlite.toml", "NUL"])
+        #expect(!FileManager.default.fileExists(atPath: tool.path("Index/store.sqlite")), "nothing created")
+    }
+
+    @Test("search, index status and history list work on a store file that is read-only for the user")
+    func readOnlyStoreFile() throws {
+        let tool = try CommandLineTool()
+        defer { tool.remove() }
+        try tool.write(CommandLineTool.packages, to: "packages.jsonl")
+        #expect(try tool.run(["import", "packages.jsonl", "--entity", "Package"]).status == 0)
+        #expect(try tool.run(["index", "update"]).status == 0)
+        try? FileManager.default.removeItem(atPath: tool.path("Index/store.sqlite-wal"))
+        try? FileManager.default.removeItem(atPath: tool.path("Index/store.sqlite-shm"))
+        // Root ignores file modes: the commands run as `nobody`, who owns the folders but may only read the store.
+        let chown = Process()
+        chown.executableURL = URL(fileURLWithPath: "/bin/chown")
+        chown.arguments = ["-R", "nobody:nogroup", tool.directory.path]
+        try chown.run()
+        chown.waitUntilExit()
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: tool.path("Index/store.sqlite"))
+        let asNobody = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] : []
+        for command in [["search", "xapian", "--json"], ["index", "status", "--json"], ["history", "list", "--json"]] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: asNobody.first ?? CommandLineTool.binary)
+            process.arguments = Array(asNobody.dropFirst()) + (asNobody.isEmpty ? [] : [CommandLineTool.binary]) + command
+            process.currentDirectoryURL = tool.directory
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(command): \(stderr)")
+            #expect((try? JSONSerialization.jsonObject(with: stdout)) != nil, "\(command) printed JSON")
+        }
     }
 }

@@ -99,8 +99,10 @@ struct IndexDirectory: Sendable {
         let name = Self.generationPrefix + String(format: "%06d", number)
         let temporary = stubPath + ".tmp"
         let contents = "auto \(name)\n"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SearchError.cannotWrite(path: temporary, reason: String(cString: strerror(errno))) }
+        // A fresh file, never through a link someone left at that name: its target would be overwritten.
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SearchError.cannotWrite(path: temporary, reason: Self.openFailure(errno)) }
         let written = contents.utf8CString.withUnsafeBufferPointer { buffer in
             write(fd, buffer.baseAddress, buffer.count - 1)
         }
@@ -116,6 +118,12 @@ struct IndexDirectory: Sendable {
             throw SearchError.cannotWrite(path: stubPath, reason: reason)
         }
         syncDirectory()
+    }
+
+    /// Why `open` failed, in words; a symbolic link (refused with `O_NOFOLLOW`) is named as such.
+    static func openFailure(_ code: Int32) -> String {
+        code == ELOOP ? "it is a symbolic link, and Spotlite does not follow links in the index directory (remove it)"
+            : String(cString: strerror(code))
     }
 
     /// Removes every generation but the live one (leftovers of interrupted rebuilds and replaced generations).

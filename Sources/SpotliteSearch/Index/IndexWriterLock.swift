@@ -14,9 +14,10 @@ final class IndexWriterLock: Sendable {
 
     init(directory: IndexDirectory) throws {
         path = directory.lockPath
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Never through a symbolic link: the pid written below would overwrite the link's target.
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw SearchError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+            throw SearchError.cannotWrite(path: path, reason: IndexDirectory.openFailure(errno))
         }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let holder = Self.readHolder(fd)

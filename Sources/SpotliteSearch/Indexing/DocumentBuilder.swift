@@ -74,7 +74,7 @@ final class DocumentBuilder {
             }
             if field.isStored, let storedValue = StoredValue(value) { stored[field.name] = storedValue }
         }
-        let keyValue = StoredValue(key) ?? .text(DocumentIdentity.keyText(key))
+        let keyValue = DocumentIdentity.storedKey(key)
         try document.setData(DocumentData(entity: entity.name, key: keyValue, fields: stored).encoded())
         return (idTerm, document)
     }

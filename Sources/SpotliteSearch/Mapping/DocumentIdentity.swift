@@ -32,6 +32,15 @@ enum DocumentIdentity {
         hex(fnv1a(bytes, basis: 0xcbf2_9ce4_8422_2325)) + hex(fnv1a(bytes, basis: 0x8422_2325_cbf2_9ce4 ^ UInt64(bytes.count)))
     }
 
+    /// A key as hits report it: text and numbers as they are; a blob as its SQL literal `x'…'` (hex), so that a blob
+    /// key is never reported as the text key with the same bytes.
+    static func storedKey(_ key: DatabaseValue) -> StoredValue {
+        if case .blob(let data) = key.storage {
+            return .text("x'" + data.map { String(format: "%02X", $0) }.joined() + "'")
+        }
+        return StoredValue(key) ?? .text(keyText(key))
+    }
+
     /// A key as text: integers in decimal, text as is.
     static func keyText(_ key: DatabaseValue) -> String {
         switch key.storage {

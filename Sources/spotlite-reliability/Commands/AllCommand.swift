@@ -23,6 +23,11 @@ struct AllCommand: ParsableCommand {
                                           settings: .forMode(long: options.long), seed: options.seed)
             try suite.run()
         })
+        reports.append(try SuiteRunner.run("correctness", options: options) { workspace, report in
+            var suite = try CorrectnessSuite(workspace: workspace, report: report,
+                                             settings: .forMode(long: options.long), seed: options.seed)
+            try suite.run()
+        })
         reports.append(try SuiteRunner.run("resources", options: options) { workspace, report in
             var suite = try ResourcesSuite(workspace: workspace, report: report,
                                            settings: .forMode(long: options.long), seed: options.seed)

@@ -47,7 +47,7 @@ struct HistoryCommand: AsyncParsableCommand {
             if !known.isEmpty, let unknown = entities.first(where: { !known.contains($0) }) {
                 throw CommandFailure(message: "unknown entity \"\(unknown)\"; the configuration describes: \(known.joined(separator: ", "))")
             }
-            let store = try environment.openStore(create: false)
+            let store = try environment.openStoreForReading()
             var filter = HistoryRequest(start: after.map { .afterToken(HistoryToken(rawValue: $0)) } ?? .oldestRetained)
             if !authors.isEmpty { filter = filter.including(authors: Set(authors.map { $0 == "-" ? nil : $0 })) }
             if !entities.isEmpty { filter = filter.entities(Set(entities)) }

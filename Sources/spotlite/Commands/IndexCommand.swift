@@ -129,7 +129,7 @@ struct IndexCommand: AsyncParsableCommand {
 
         func run() async throws {
             let environment = try CommandEnvironment(options: options)
-            let store = try environment.openStore(create: false)
+            let store = try environment.openStoreForReading()
             try environment.requireEntities()
             let status = try IndexStatus(store: store, configuration: environment.configuration)
             if json {

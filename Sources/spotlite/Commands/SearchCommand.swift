@@ -67,7 +67,7 @@ struct SearchCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = try CommandEnvironment(options: options)
         try environment.requireEntities()
-        let store = try environment.openStore(create: false)
+        let store = try environment.openStoreForReading()
         let searcher = try IndexSearcher(configuration: environment.configuration, store: store)
         let parsedFilters = try filters.map(SearchFilter.init(parsing:))
         let highlight = !json && Terminal.usesColor
@@ -91,7 +91,6 @@ struct SearchCommand: AsyncParsableCommand {
                 text = decoded
             }
             var foundAny = false
-            defer { if !foundAny { Self.exitNothingFound() } }
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let query = line.trimmingCharacters(in: .whitespaces)
                 if query.isEmpty { continue }
@@ -103,6 +102,8 @@ struct SearchCommand: AsyncParsableCommand {
                     throw CommandFailure(message: "line \(number + 1) of \(queries): \(error)")
                 }
             }
+            // Not in a defer: exiting there would swallow the error of a later line, unprinted.
+            if !foundAny { Self.exitNothingFound() }
             return
         }
         let results = try searcher.search(request(words.joined(separator: " ")))

@@ -30,6 +30,10 @@ struct ConfigurationValidator {
         if configuration.indexPath.isEmpty {
             throw error(at: index, .invalidValue, "expected \(Expectation.path), e.g. \"\(SpotliteConfiguration.defaultIndexPath)\"; found \"\"")
         }
+        // The file system reads a path up to its first NUL: the rest would be dropped without a word.
+        for (key, value) in [(store, configuration.storePath), (index, configuration.indexPath)] where value.utf8.contains(0) {
+            throw error(at: key, .invalidValue, "expected \(Expectation.path) without NUL characters; found one in \(ConfigurationKeyPath.quoted(value.replacingOccurrences(of: "\0", with: "\\0")))")
+        }
         let base = SpotliteConfiguration.currentDirectory
         if SpotliteConfiguration.resolvePath(configuration.storePath, against: base)
             == SpotliteConfiguration.resolvePath(configuration.indexPath, against: base) {
