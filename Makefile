@@ -37,6 +37,8 @@ release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+	$(SWIFT) build --package-path Examples
+	Examples/.build/debug/EmbeddingConsumer
 
 # The demo reads the machine's package catalog; apt's English long descriptions make it richer. Fetching them is
 # best effort (no network, not root: the demo still runs, with short descriptions or its built-in sample).

@@ -10,7 +10,9 @@ struct ConfigurationDecoder {
     let order: TOMLKeyOrder
 
     private static let rootKeys = ["store", "index", "shards", "history", "indexer", "entities", "model", "search"]
-    private static let historyKeys = ["authors", "batch_authors", "mirror_authors", "maximum_duration", "clean"]
+    private static let historyKeys = [
+        "authors", "batch_authors", "mirror_authors", "deliver_unattributed", "maximum_duration", "clean",
+    ]
     private static let cleanKeys = ["every", "notifications"]
     private static let indexerKeys = ["author", "language", "stopwords", "batch_size", "spelling"]
     private static let searchKeys = ["k1", "b", "proximity", "expand", "stemming"]
@@ -60,6 +62,7 @@ struct ConfigurationDecoder {
         result.authors = try strings(history, "authors", expected: Expectation.authorList) ?? []
         result.batchAuthors = try strings(history, "batch_authors", expected: Expectation.authorList) ?? []
         result.mirrorAuthors = try strings(history, "mirror_authors", expected: Expectation.authorList) ?? []
+        result.deliversUnattributedTransactions = try bool(history, "deliver_unattributed") ?? true
         if let text = try string(history, "maximum_duration", expected: Expectation.duration) {
             // "none" keeps unconsumed history forever: a lagging author then holds cleanup back indefinitely.
             result.maximumDuration = text == "none" ? nil : try duration(text, at: history.path.appending("maximum_duration"))

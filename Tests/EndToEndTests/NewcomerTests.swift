@@ -295,3 +295,18 @@ struct NewcomerTests {
         #expect(nope.status == 3 && nope.stderr.contains("unknown entity \"Nope\""), "\(nope.stderr)")
     }
 }
+
+extension NewcomerTests {
+    @Test func aColumnEmptyInTheSampleIsTextAndNeverTheTitle() throws {
+        let tool = try Self.emptyFolder()
+        defer { tool.remove() }
+        let lines = (1...10).map { #"{"id": \#($0), "description": "", "summary": "Summary number \#($0) of a thing"}"# }
+        try tool.write(lines.joined(separator: "\n") + "\n", to: "things.jsonl")
+        #expect(try tool.run(["init", "--from", "things.jsonl"]).status == 0)
+        let toml = try String(contentsOfFile: tool.path("config/spotlite.toml"), encoding: .utf8)
+        let description = toml.split(separator: "\n").first { $0.hasPrefix("description ") } ?? ""
+        let summary = toml.split(separator: "\n").first { $0.hasPrefix("summary ") } ?? ""
+        #expect(description.contains(#"type = "text""#) && !description.contains("weight"), "\(description)")
+        #expect(summary.contains("weight = 2"), "the summary is the title: \(summary)")
+    }
+}

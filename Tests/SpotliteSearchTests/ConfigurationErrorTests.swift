@@ -56,7 +56,7 @@ struct ConfigurationErrorTests {
         // [history].
         .init("history is a string", "history = \"all\"\n", at: "history", .wrongType, "expected a table ([history]); found \"all\""),
         .init("unknown history key", "[history]\nauthor = \"app\"\n", at: "history.author", .unknownKey,
-              "known keys are authors, batch_authors, mirror_authors, maximum_duration, clean"),
+              "known keys are authors, batch_authors, mirror_authors, deliver_unattributed, maximum_duration, clean"),
         .init("authors is a string", "[history]\nauthors = \"app\"\n", at: "history.authors", .wrongType,
               "expected an array of author names", "found \"app\""),
         .init("author is a number", "[history]\nauthors = [\"app\", 3]\n", at: "history.authors", .wrongType,

@@ -277,9 +277,12 @@ struct ShardedIndexTests {
         try sandbox.write(all)
         let full = try await indexer.update()
         #expect(full.rebuilt)
-        #expect(full.reason == "\(packages.count) pending changes touch more than 75% of the \(packages.count) documents: a rebuild is faster than applying them one by one")
+        #expect(full.reason == "\(packages.count) pending inserts and updates touch more than 75% of the \(packages.count) documents: a rebuild is faster than applying them one by one")
         #expect(full.token == (try sandbox.store.currentToken()))
         #expect(try sandbox.keys("quetzal", limit: 2000).count == packages.count)
+        try sandbox.delete(packages.map(\.name))
+        let deletes = try await indexer.update()
+        #expect(!deletes.rebuilt && deletes.deleted == packages.count, "deletes are applied, however many")
     }
 
     @Test("the shard of an id term is the same on every run and spreads keys evenly")

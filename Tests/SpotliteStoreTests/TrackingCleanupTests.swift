@@ -17,7 +17,7 @@ struct TrackingCleanupTests {
             store: test.store,
             configuration: trackerConfiguration("app", allAuthors: authors) { $0.cleanStrategy = .byNotification(times: 1) })
         let events = TrackerEventLog(tracker)
-        struct Indexer: HistoryConsumer { let consumerName = "spotlite.indexer" }
+        struct Indexer: HistoryPositionHolder { let consumerName = "spotlite.indexer" }
         tracker.register(consumer: Indexer())
 
         let token = try widget.insertPackages(["w"], author: "widget")
@@ -138,7 +138,7 @@ struct TrackingCleanupTests {
     @Test func aConsumerThatHasNotRunKeepsItsHistoryUntilTheMaximumDurationThenGetsTheExpiredError() async throws {
         let test = try TestStore()
         let widget = try test.reopen()
-        struct Thumbnailer: HistoryConsumer { let consumerName = "thumbnails" }
+        struct Thumbnailer: HistoryPositionHolder { let consumerName = "thumbnails" }
         let thumbnailer = Thumbnailer()
         let app = try HistoryTracker(
             store: test.store,

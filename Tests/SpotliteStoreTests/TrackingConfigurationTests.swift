@@ -75,7 +75,7 @@ struct TrackingConfigurationTests {
         #expect(policy.listedAuthors == ["app", "widget", "importer"])
         #expect(policy.purgesUnlistedAuthors)
         #expect(policy.maximumDuration == 1.5)
-        struct Embedder: HistoryConsumer { let consumerName = "embeddings" }
+        struct Embedder: HistoryPositionHolder { let consumerName = "embeddings" }
         #expect(policy.waiting(for: [Embedder(), Embedder()]).requiredAuthors.last == "embeddings")
         #expect(policy.waiting(for: [Embedder()]).requiredAuthors.count == 5)
     }

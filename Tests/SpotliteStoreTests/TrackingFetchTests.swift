@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import Testing
 @testable import SpotliteStore
 
@@ -104,8 +105,10 @@ struct TrackingFetchTests {
 
         #expect(plainInbox.tokens.isEmpty)
         #expect(mirroringInbox.tokens == [imported])
-        #expect(plain.configuration.deliveredAuthors == ["widget"])
-        #expect(mirroring.configuration.deliveredAuthors == ["app", "sync.import"])
+        let transaction = try #require(try test.store.fetchHistory(.allRetained).last)
+        #expect(plain.configuration.passOverReason(for: transaction) == .mirrorAuthor)
+        #expect(mirroring.configuration.passOverReason(for: transaction) == nil)
+        #expect(try plain.position()?.token == imported, "passed over by the setting, not held back")
     }
 
     @Test func theCurrentAuthorsBatchContextsAreDeliveredToIt() async throws {
@@ -129,32 +132,51 @@ struct TrackingFetchTests {
         #expect(try tracker.position()?.token == unnamed)
     }
 
-    @Test func writesByOtherProgramsAreDeliveredOnlyWhenAskedFor() async throws {
+    @Test func writesByOtherProgramsAreDeliveredUnlessTheSettingLeavesThemOutWhichIsLogged() async throws {
         let test = try TestStore()
-        let plainInbox = RecordingSubscriber()
-        let foreignInbox = RecordingSubscriber()
-        let plain = try HistoryTracker(
+        let defaultInbox = RecordingSubscriber()
+        let withoutInbox = RecordingSubscriber()
+        let messages = Recorder<(Logger.Level, String)>()
+        let byDefault = try HistoryTracker(
             store: test.store, configuration: trackerConfiguration("app", allAuthors: ["app"], autoStart: false),
-            subscribers: [plainInbox])
-        let withForeign = try HistoryTracker(
+            subscribers: [defaultInbox])
+        let without = try HistoryTracker(
             store: try test.reopen(),
             configuration: trackerConfiguration("app", allAuthors: ["app"], autoStart: false) {
                 $0.positionKeyPrefix = "second."
-                $0.includesUnattributedTransactions = true
+                $0.includesUnattributedTransactions = false
+                $0.logger = Logger(label: "test") { _ in CapturingLogHandler(messages: messages) }
+                $0.logLevel = .important
             },
-            subscribers: [foreignInbox])
+            subscribers: [withoutInbox])
 
         try SQLiteShell.run(test.path, "INSERT INTO Package (name) VALUES ('from-the-shell');")
-        try await plain.processPendingHistory()
-        try await withForeign.processPendingHistory()
+        try await byDefault.processPendingHistory()
+        try await without.processPendingHistory()
 
-        #expect(plainInbox.tokens.isEmpty)
-        let transaction = try #require(foreignInbox.transactions.first)
-        #expect(foreignInbox.transactions.count == 1)
+        let transaction = try #require(defaultInbox.transactions.first)
+        #expect(defaultInbox.transactions.count == 1)
         #expect(transaction.author == nil)
         #expect(transaction.changes.map(\.key) == ["from-the-shell".databaseValue])
-        // Passed over, not lost: the plain tracker's position is past the shell's write as well.
-        #expect(try plain.position()?.token == transaction.token)
+        #expect(withoutInbox.tokens.isEmpty)
+        // Passed over because a setting says so, and said so in the log.
+        #expect(try without.position()?.token == transaction.token)
+        #expect(messages.values.contains { level, message in
+            level == .notice && message.contains("passed over 1 transactions of unattributed writes")
+        })
+    }
+
+    @Test func unlistedAuthorsSuchAsAMigrationAreDeliveredNotPassedOver() async throws {
+        let test = try TestStore()
+        let inbox = RecordingSubscriber()
+        let tracker = try HistoryTracker(
+            store: test.store, configuration: trackerConfiguration("app", allAuthors: ["app", "widget"], autoStart: false),
+            subscribers: [inbox])
+        try await tracker.processPendingHistory()
+        let imported = try test.store.insertPackages(["imported"], author: "spotlite.import")
+        let stranger = try test.store.insertPackages(["unknown"], author: "a-tool-nobody-listed")
+        try await tracker.processPendingHistory()
+        #expect(inbox.tokens == [imported, stranger])
     }
 
     @Test func largeBacklogsAreDeliveredInBatchesInTokenOrder() async throws {

@@ -55,7 +55,7 @@ struct TrackingPositionTests {
         try test.store.setPosition(t3, for: "widget")
         #expect(try tracker.commonPosition() == t2)
 
-        struct Embedder: HistoryConsumer { let consumerName = "embeddings" }
+        struct Embedder: HistoryPositionHolder { let consumerName = "embeddings" }
         tracker.register(consumer: Embedder())
         #expect(try tracker.commonPosition() == nil, "a registered consumer without a position holds cleanup back")
         try test.store.setPosition(t3, for: "embeddings")

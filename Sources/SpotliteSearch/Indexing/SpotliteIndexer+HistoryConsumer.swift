@@ -2,6 +2,6 @@ import SpotliteStore
 
 /// The indexer consumes history with its own position (its author), so trackers and cleaners configured with it
 /// wait for what it has not indexed.
-extension SpotliteIndexer: HistoryConsumer {
+extension SpotliteIndexer: HistoryPositionHolder {
     public nonisolated var consumerName: String { configuration.indexer.author }
 }

@@ -34,8 +34,9 @@ public actor SpotliteIndexer {
     /// How long live indexing lets a burst of writes gather before applying them in one update.
     public nonisolated let coalescingDelay: Duration
 
-    private nonisolated let executor = IndexingExecutor(label: "spotlite.indexer")
-    /// Indexing runs on a queue of its own, off Swift's cooperative thread pool (see ``IndexingExecutor``).
+    private nonisolated let executor = DedicatedExecutor(label: "spotlite.indexer")
+    /// Indexing runs on a queue of its own, off Swift's cooperative thread pool: a rebuild of a large store takes
+    /// tens of seconds of synchronous SQLite and Xapian work.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     let schema: IndexSchema
@@ -126,7 +127,8 @@ public actor SpotliteIndexer {
         try withWriterLock { try performUpdate(forcedReason: reason) }
     }
 
-    /// Removes the index and the indexer's position in the store (so cleanup stops waiting for it).
+    /// Removes the index, the indexer's position in the store and its registration as a consumer, so cleanup stops
+    /// waiting for it at once.
     /// Refuses while live indexing runs: call ``stop()`` first, or the index would be rebuilt at once.
     public func deleteIndex() throws {
         guard liveTask == nil else { throw SearchError.indexingRunning }
@@ -137,7 +139,9 @@ public actor SpotliteIndexer {
                 throw SearchError.cannotWrite(path: indexPath, reason: "\(error.localizedDescription)")
             }
         }
-        try store.removePosition(for: configuration.indexer.author)
+        // Unregistered, not only without a position: cleanup stops waiting for it at once (a registered consumer
+        // without a position would hold history back for the whole maximum duration).
+        try store.unregisterConsumer(configuration.indexer.author)
     }
 
     /// Every commit of the index from now on, with the token it reflects (like Core Spotlight's index-did-update
@@ -229,7 +233,7 @@ public actor SpotliteIndexer {
     func advancePosition(to token: HistoryToken?) {
         guard let token else { return }
         do {
-            try store.setPosition(token, for: configuration.indexer.author)
+            try store.saveConsumerPosition(token, for: configuration.indexer.author)
         } catch {
             logger.warning("could not save the indexer's position \(token) in the store: \(error); the next commit retries")
         }

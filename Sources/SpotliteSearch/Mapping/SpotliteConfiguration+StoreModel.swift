@@ -32,10 +32,11 @@ extension FieldType {
 }
 
 extension SpotliteConfiguration {
-    /// The cleanup policy `[history]` describes: required authors are the listed authors minus the batch authors,
-    /// plus the indexer, whose position is consumed history too.
+    /// The cleanup policy `[history]` describes: required authors are the listed authors minus the batch authors.
+    /// The indexer is not listed: it registers itself in the store as a consumer when it saves its position, so
+    /// every cleanup waits for it while it exists, and `deleteIndex()` unregisters it.
     public var cleanupPolicy: CleanupPolicy {
-        CleanupPolicy(requiredAuthors: history.requiredAuthors + (entities.isEmpty ? [] : [indexer.author]),
+        CleanupPolicy(requiredAuthors: history.requiredAuthors,
                       listedAuthors: history.authors,
                       maximumDuration: history.maximumDuration.map { duration in
                           Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
@@ -44,8 +45,9 @@ extension SpotliteConfiguration {
 }
 
 extension SpotliteConfiguration {
-    /// A tracker for `currentAuthor` configured by `[history]`: its authors, batch and mirror authors, clean
-    /// strategy and maximum duration, with the indexer as a consumer whose position cleanup waits for.
+    /// A tracker for `currentAuthor` configured by `[history]`: its authors, batch and mirror authors, whether
+    /// unattributed writes are delivered, clean strategy and maximum duration. Cleanup waits for the indexer
+    /// through its registration in the store.
     public func trackerConfiguration(currentAuthor: String, includesMirrorAuthors: Bool = false,
                                      autoStart: Bool = true) -> HistoryTrackerConfiguration {
         let strategy: CleanStrategy
@@ -57,7 +59,7 @@ extension SpotliteConfiguration {
         return HistoryTrackerConfiguration(
             currentAuthor: currentAuthor, allAuthors: history.authors, batchAuthors: history.batchAuthors,
             mirrorAuthors: history.mirrorAuthors, includesMirrorAuthors: includesMirrorAuthors,
-            consumers: entities.isEmpty ? [] : [indexer.author], cleanStrategy: strategy,
+            includesUnattributedTransactions: history.deliversUnattributedTransactions, cleanStrategy: strategy,
             maximumDuration: history.maximumDuration, autoStart: autoStart)
     }
 }

@@ -18,7 +18,7 @@ public final class IndexSearcher: Sendable {
 
     let schema: IndexSchema
     private let directory: IndexDirectory
-    private let state: Mutex<State>
+    let state: Mutex<State>
     /// How matches are weighted and queries widened.
     public let ranking: RankingOptions
     private let bm25: XapianBM25
@@ -26,7 +26,7 @@ public final class IndexSearcher: Sendable {
     /// Totals up to this many matches are counted exactly rather than estimated.
     static let exactTotalThreshold = 100
 
-    private final class Open {
+    final class Open {
         let stub: IndexDirectory.StubIdentity
         let database: XapianDatabase
         let parser: XapianQueryParser
@@ -38,7 +38,7 @@ public final class IndexSearcher: Sendable {
         }
     }
 
-    private struct State: ~Copyable {
+    struct State: ~Copyable {
         var open: Open?
     }
 
@@ -87,7 +87,7 @@ public final class IndexSearcher: Sendable {
     }
 
     /// The live generation, opened; reopened when a rebuild switched generations.
-    private func currentOpen(_ state: inout State) throws -> Open {
+    func currentOpen(_ state: inout State) throws -> Open {
         // Every switch (a rebuild, a deleted and rebuilt index) renames a new stub into place: while the stub is
         // the same file, so is the generation, and one stat per search is all it costs to know.
         guard let stub = directory.stubIdentity else {

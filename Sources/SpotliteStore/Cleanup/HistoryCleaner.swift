@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 
-/// Deletes the history every required author has consumed, safely across processes.
+/// Deletes the history every required author and every registered consumer
+/// (``SpotliteStore/registerConsumer(_:position:)``) has consumed, safely across processes.
 ///
 /// Reading the positions and deleting happen in one immediate SQLite transaction, so two processes cleaning at once
 /// cannot race, and a consumer advancing its position meanwhile is serialised before or after. If a required author
@@ -46,7 +47,8 @@ public struct HistoryCleaner: Sendable {
         var abandoned: [String] = []
         var watermark: HistoryToken?
         var laggard: String?
-        for author in Set(policy.requiredAuthors).sorted() {
+        // Registered consumers (the indexer, consumer drivers) are required in every process, whatever its policy.
+        for author in Set(try policy.requiredAuthors + ConsumerRegistry.names(in: db)).sorted() {
             guard let position = try PositionTable.position(of: author, in: db) else {
                 let absentSince = try AuthorAbsence.start(of: author, now: now, recording: !dryRun, in: db)
                 if let maximumDuration = policy.maximumDuration, now.timeIntervalSince(absentSince) > maximumDuration {

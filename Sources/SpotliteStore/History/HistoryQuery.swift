@@ -56,12 +56,15 @@ struct HistoryQuery {
         return transactions
     }
 
+    /// The columns of `spotlite_change c` that ``decodeChanges(_:sql:arguments:)`` reads.
+    static let changeColumns = "c.id, c.token, c.entity, c.\"key\", c.type, c.columns, c.tombstone"
+
     func changes(_ db: Database) throws -> [HistoryChange] {
         try checkNotExpired(db)
-        let (sql, arguments) = changesSQL(select: "c.id, c.token, c.entity, c.\"key\", c.type, c.columns, c.tombstone")
+        let (sql, arguments) = changesSQL(select: Self.changeColumns)
         var limited = sql + " ORDER BY c.token, c.id"
         if let limit = request.limit { limited += " LIMIT \(limit)" }
-        return try changes(db, sql: limited, arguments: arguments)
+        return try decodeChanges(db, sql: limited, arguments: arguments)
     }
 
     func transactionCount(_ db: Database) throws -> Int {
@@ -87,7 +90,7 @@ struct HistoryQuery {
 
     // MARK: - Expiry
 
-    private func checkNotExpired(_ db: Database) throws {
+    func checkNotExpired(_ db: Database) throws {
         switch request.start {
         case .oldestRetained:
             return
@@ -156,7 +159,7 @@ struct HistoryQuery {
         return (conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), arguments)
     }
 
-    private func changesSQL(select: String) -> (String, StatementArguments) {
+    func changesSQL(select: String) -> (String, StatementArguments) {
         var (conditions, arguments) = transactionConditions()
         let (changeSQL, changeArguments) = changeConditions()
         conditions.append(changeSQL)
@@ -175,10 +178,10 @@ struct HistoryQuery {
     private func changes(
         _ db: Database, sql: String, arguments: [(any DatabaseValueConvertible)?]
     ) throws -> [HistoryChange] {
-        try changes(db, sql: sql, arguments: StatementArguments(arguments))
+        try decodeChanges(db, sql: sql, arguments: StatementArguments(arguments))
     }
 
-    private func changes(_ db: Database, sql: String, arguments: StatementArguments) throws -> [HistoryChange] {
+    func decodeChanges(_ db: Database, sql: String, arguments: StatementArguments) throws -> [HistoryChange] {
         let decoder = JSONDecoder()
         // Columns by position (the SELECT lists id, token, entity, key, type, columns, tombstone in this order):
         // a lookup by name lowercases the name for every row and column, a large share of a long listing's time.

@@ -108,9 +108,28 @@ public final class SpotliteStore: Sendable {
     /// changed row of a tracked table becomes a change of the transaction. If `body` throws, everything is
     /// rolled back and nothing is recorded. A write that changes no tracked row leaves no transaction.
     /// The write waits up to ``StoreOptions/busyTimeout`` for writers in other processes.
+    ///
+    /// To know which token the write committed (to wait until a consumer or the index has applied it), use
+    /// ``writeReturningToken(author:context:_:)``.
     public func write<T>(author: String?, context: String? = nil, _ body: (Database) throws -> T) throws -> T {
+        try writeReturningToken(author: author, context: context, body).value
+    }
+
+    /// Runs `body` like ``write(author:context:_:)``, and returns its value with the token of the history
+    /// transaction the write committed: nil when it changed no tracked row. Unlike ``currentToken()`` read
+    /// afterwards, this is the write's own token, whatever other writers commit meanwhile.
+    ///
+    /// ```swift
+    /// let token = try store.writeReturningToken(author: "app") { db in try db.execute(sql: "…") }.token
+    /// if let token { try await indexer.waitUntilIndexed(through: token) }
+    /// ```
+    @discardableResult
+    public func writeReturningToken<T>(author: String?, context: String? = nil, _ body: (Database) throws -> T)
+        throws -> (value: T, token: HistoryToken?)
+    {
         guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "write") }
         var newestToken: HistoryToken?
+        var ownToken: HistoryToken?
         let result = try databasePool.writeWithoutTransaction { db -> T in
             var result: T?
             try db.inTransaction(.immediate) {
@@ -118,13 +137,14 @@ public final class SpotliteStore: Sendable {
                 let sealed = try HistoryRecorder.sealPendingChanges(db)
                 let token = try HistoryRecorder.begin(db, author: author, context: context)
                 result = try body(db)
-                newestToken = try HistoryRecorder.end(db, token: token) ?? sealed
+                ownToken = try HistoryRecorder.end(db, token: token)
+                newestToken = ownToken ?? sealed
                 return .commit
             }
             return result!
         }
         if let newestToken { hub.post(newestToken) }
-        return result
+        return (result, ownToken)
     }
 
     /// Runs `body` in one write transaction recorded as one history transaction of `context`.

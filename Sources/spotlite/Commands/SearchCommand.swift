@@ -163,7 +163,7 @@ struct SearchCommand: AsyncParsableCommand {
                 header += "  " + summary.description
             }
             lines.append(header)
-            let otherFields = hit.fields.filter { $0.key != "summary" && $0.value.description != key }
+            let otherFields = hit.fields.filter { $0.key != "summary" && $0.value.description != key && !$0.value.description.isEmpty }
                 .sorted { $0.key < $1.key }
                 .map { "\($0.key): \(Self.shortened($0.value.description, to: 80))" }
             if !otherFields.isEmpty { lines.append("   " + Terminal.faint(otherFields.joined(separator: "  "))) }

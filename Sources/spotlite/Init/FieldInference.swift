@@ -122,7 +122,7 @@ struct FieldInference {
             } else if field.kind == .text {
                 let averageLength = Self.average(column.strings.map(\.count))
                 // A title or summary: mostly different in every record, and not an address or a person's email.
-                if Set(column.strings).count * 10 >= column.strings.count * 8,
+                if !column.strings.isEmpty, Set(column.strings).count * 10 >= column.strings.count * 8,
                    !column.strings.contains(where: { $0.contains("@") }), averageLength <= 200 {
                     titles.append((fields.count, averageLength))
                 }
@@ -150,7 +150,8 @@ struct FieldInference {
     private func infer(_ column: Column) -> Field {
         let name = column.name
         if column.nonNull == 0 {
-            return Field(name: name, kind: .stored, note: "always empty in the sample")
+            // Text costs nothing while empty and finds the words once the column is filled.
+            return Field(name: name, kind: .text, note: "empty in the sample: text, searchable once filled")
         }
         if column.composites > 0 {
             return Field(name: name, kind: .stored, note: "arrays or objects, kept as JSON text")

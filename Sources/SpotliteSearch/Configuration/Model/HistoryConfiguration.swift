@@ -6,6 +6,10 @@ public struct HistoryConfiguration: Sendable, Hashable {
     public var batchAuthors: [String]
     /// Authors of a sync engine's imports, merged only when a tracker asks for them.
     public var mirrorAuthors: [String]
+    /// Whether trackers built from the configuration deliver unattributed transactions: writes by programs that do
+    /// not use Spotlite, such as the `sqlite3` shell (`deliver_unattributed`, true by default). When false, their
+    /// position passes over them, and they log it.
+    public var deliversUnattributedTransactions: Bool
     /// History older than this may be purged even if a required author lags (that author then resynchronises);
     /// 7 days by default, as in Core Data's history tracking kits. `nil` (`"none"` in the file) never purges history
     /// that a required author has not consumed.
@@ -20,12 +24,14 @@ public struct HistoryConfiguration: Sendable, Hashable {
         authors: [String] = [],
         batchAuthors: [String] = [],
         mirrorAuthors: [String] = [],
+        deliversUnattributedTransactions: Bool = true,
         maximumDuration: Duration? = HistoryConfiguration.defaultMaximumDuration,
         clean: CleanPolicy = .none
     ) {
         self.authors = authors
         self.batchAuthors = batchAuthors
         self.mirrorAuthors = mirrorAuthors
+        self.deliversUnattributedTransactions = deliversUnattributedTransactions
         self.maximumDuration = maximumDuration
         self.clean = clean
     }

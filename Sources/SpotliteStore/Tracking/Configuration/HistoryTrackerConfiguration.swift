@@ -13,8 +13,9 @@ public struct HistoryTrackerConfiguration: Sendable {
     /// The author this process writes as: its transactions are not delivered back to it, and its position is
     /// saved under ``positionKey``.
     public var currentAuthor: String
-    /// Every author taking part in this store's shared history, the current one included (the kit's `allAuthors`).
-    /// Their transactions are delivered (except the current author's) and deleted by cleanup.
+    /// Every author taking part in this store's shared history, the current one included (the kit's `allAuthors`):
+    /// cleanup waits for their positions (batch authors excepted) and deletes their transactions. Delivery does not
+    /// depend on it: other authors' transactions are delivered whether listed or not (see ``passOverReason(for:)``).
     public var allAuthors: [String]
     /// Write-only members of ``allAuthors`` (batch importers, extensions): delivered to readers, but cleanup does
     /// not wait for a position of theirs.
@@ -27,10 +28,11 @@ public struct HistoryTrackerConfiguration: Sendable {
     /// Context names under which the current author runs batch operations. Those bypass the app's in-memory
     /// state, so the current author's transactions from these contexts are delivered to it too.
     public var batchContextNames: Set<String>
-    /// Also deliver unattributed transactions: writes by programs that do not use Spotlite (the `sqlite3` shell).
+    /// Deliver unattributed transactions: writes by programs that do not use Spotlite (the `sqlite3` shell). On by
+    /// default, since they change the rows like any other write; turned off, the position passes over them (logged).
     public var includesUnattributedTransactions: Bool
     /// Position names of other consumers of this store's history (the search indexer's author, for one); cleanup
-    /// waits for each of them as for a required author. See ``HistoryConsumer``.
+    /// waits for each of them as for a required author. See ``HistoryPositionHolder``; registered consumers (``SpotliteStore/registerConsumer(_:position:)``) are waited for without being listed.
     public var consumers: [String]
     /// When the tracker cleans on its own.
     public var cleanStrategy: CleanStrategy
@@ -56,7 +58,7 @@ public struct HistoryTrackerConfiguration: Sendable {
     public var fetchBatchSize: Int
 
     /// A configuration with the kit's defaults: no automatic cleanup, a maximum duration of seven days, detailed
-    /// logging off, started on creation.
+    /// logging off, started on creation; unattributed writes delivered.
     public init(
         currentAuthor: String,
         allAuthors: [String],
@@ -64,7 +66,7 @@ public struct HistoryTrackerConfiguration: Sendable {
         mirrorAuthors: [String] = [],
         includesMirrorAuthors: Bool = false,
         batchContextNames: Set<String> = [],
-        includesUnattributedTransactions: Bool = false,
+        includesUnattributedTransactions: Bool = true,
         consumers: [String] = [],
         cleanStrategy: CleanStrategy = .none,
         maximumDuration: Duration? = .seconds(7 * 86_400),
@@ -101,15 +103,21 @@ public struct HistoryTrackerConfiguration: Sendable {
     /// The name under which the current author's position is saved in the store.
     public var positionKey: String { positionKey(for: currentAuthor) }
 
-    /// The authors whose transactions are delivered to the current author: the other listed authors, with the
-    /// mirror authors when asked for, the current author (for its batch contexts) and nil (unattributed) when
-    /// configured.
-    public var deliveredAuthors: Set<String?> {
-        var authors = Set<String?>(allAuthors.map(Optional.some))
-        if includesMirrorAuthors { authors.formUnion(mirrorAuthors.map(Optional.some)) }
-        if batchContextNames.isEmpty { authors.remove(currentAuthor) }
-        if includesUnattributedTransactions { authors.insert(nil) }
-        return authors
+    /// Why a transaction is not delivered to the current author, or nil when it is. Every transaction is delivered
+    /// (whatever its author: unlisted ones such as `spotlite.migration` and `spotlite.import` too) except the
+    /// current author's own outside its batch contexts, and those a setting of this configuration leaves out:
+    /// mirror authors without ``includesMirrorAuthors``, unattributed writes without
+    /// ``includesUnattributedTransactions``. The tracker's position passes over those, and it logs how many.
+    public func passOverReason(for transaction: HistoryTransaction) -> TrackerPassOverReason? {
+        guard let author = transaction.author else {
+            return includesUnattributedTransactions ? nil : .unattributed
+        }
+        if author == currentAuthor {
+            guard let context = transaction.contextName, batchContextNames.contains(context) else { return .ownWrite }
+            return nil
+        }
+        if !includesMirrorAuthors, mirrorAuthors.contains(author), !allAuthors.contains(author) { return .mirrorAuthor }
+        return nil
     }
 
     /// Who cleanup waits for and whose transactions it deletes: the positions of all authors but the batch

@@ -18,7 +18,7 @@ import Synchronization
 ///     subscribers: [AnyHistorySubscriber { transactions in await cache.apply(transactions) }])
 /// tracker.registerObserver(entity: "Package", operation: .delete) { changes in print(changes.tombstones) }
 /// ```
-public final class HistoryTracker: HistoryConsumer, Sendable {
+public final class HistoryTracker: HistoryPositionHolder, Sendable {
     /// The store whose history is tracked.
     public let store: SpotliteStore
     /// The configuration, validated.
@@ -181,7 +181,7 @@ public final class HistoryTracker: HistoryConsumer, Sendable {
     }
 
     /// Makes cleanup wait for `consumer`'s position too.
-    public func register(consumer: any HistoryConsumer) {
+    public func register(consumer: any HistoryPositionHolder) {
         registry.addConsumer(consumer.consumerName)
     }
 
@@ -192,10 +192,10 @@ public final class HistoryTracker: HistoryConsumer, Sendable {
         try store.position(of: configuration.positionKey)
     }
 
-    /// The position every required author and consumer has reached: what cleanup may delete. Nil while one of
-    /// them has none.
+    /// The position every required author, consumer and registered consumer has reached: what cleanup may
+    /// delete. Nil while one of them has none.
     public func commonPosition() throws -> HistoryToken? {
-        try store.commonPosition(of: cleanupPolicy.requiredAuthors)
+        try store.commonPosition(of: cleanupPolicy.requiredAuthors + store.registeredConsumers())
     }
 
     /// Sets the current author's position, after it resynchronised from the rows (for instance on an expired

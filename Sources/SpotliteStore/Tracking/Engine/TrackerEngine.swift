@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Rounds never overlap, whether started by a notification or by the app: hooks and subscribers are awaited, and
 /// an actor alone would let a second round start while the first is suspended, delivering the same transactions
-/// twice and racing on the position. So rounds queue behind ``enter()``.
+/// twice and racing on the position. So rounds queue behind ``enter()`` (a ``RoundGate``).
 actor TrackerEngine {
     enum Trigger: Sendable, Hashable, CustomStringConvertible {
         case start, notification, manual
@@ -27,8 +27,12 @@ actor TrackerEngine {
     /// Rounds finished so far, by trigger: lets tests know a round ended without watching its side effects.
     nonisolated let finishedRounds = Mutex<[Trigger: Int]>([:])
 
-    private var isBusy = false
-    private var queued: [CheckedContinuation<Void, Never>] = []
+    /// Rounds make blocking SQLite calls (a write may wait for another process's lock): on a thread of their own,
+    /// not on Swift's cooperative pool.
+    private nonisolated let executor: DedicatedExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private var gate = RoundGate()
     private var notificationCount = 0
     private var lastClean: ContinuousClock.Instant?
 
@@ -39,6 +43,7 @@ actor TrackerEngine {
         self.registry = registry
         self.events = events
         self.log = TrackerLog(logger: configuration.logger, level: configuration.logLevel)
+        executor = DedicatedExecutor(label: "spotlite.tracker.\(configuration.currentAuthor)")
     }
 
     /// The policy cleanup runs with: the configuration's, waiting for every registered consumer too.
@@ -86,36 +91,36 @@ actor TrackerEngine {
     }
 
     private func enter() async {
-        guard isBusy else {
-            isBusy = true
-            return
-        }
-        await withCheckedContinuation { queued.append($0) }
+        if !gate.tryEnter() { await withCheckedContinuation { gate.enqueue($0) } }
     }
 
     private func leave() {
-        // The next round inherits the busy state, so no third caller can slip in between.
-        if queued.isEmpty {
-            isBusy = false
-        } else {
-            queued.removeFirst().resume()
-        }
+        gate.leave()
     }
 
     private func deliverPending(into summary: inout TrackerPassSummary) async throws {
         let key = configuration.positionKey
-        let request = HistoryRequest().including(authors: configuration.deliveredAuthors)
-            .limit(configuration.fetchBatchSize)
+        // Every author: the position must never pass over a transaction that no setting of the configuration
+        // leaves out (an unlisted author's, such as a migration's), so the choice is made here, one by one.
+        let request = HistoryRequest().limit(configuration.fetchBatchSize)
         var position = try store.position(of: key)?.token
         summary.position = position
         while true {
             var batch = request
             batch.start = position.map { .afterToken($0) } ?? .beginning
             let page = try store.fetchPage(batch)
-            // Past the page's transactions when it is complete: what follows them is not for this author (its own
-            // writes, say), and a position left behind would hold that history back from cleanup.
+            // Past the page's transactions when it is complete, so a position left behind does not hold history
+            // back from cleanup.
             guard let consumed = page.consumedThrough, consumed != position else { return }
-            let deliverable = page.transactions.filter(isDeliverable)
+            var deliverable: [HistoryTransaction] = []
+            var passedOver: [TrackerPassOverReason: Int] = [:]
+            for transaction in page.transactions {
+                if let reason = configuration.passOverReason(for: transaction) {
+                    passedOver[reason, default: 0] += 1
+                } else {
+                    deliverable.append(transaction)
+                }
+            }
             if !deliverable.isEmpty {
                 try await deliver(deliverable)
             }
@@ -124,6 +129,7 @@ actor TrackerEngine {
             position = consumed
             summary.position = consumed
             summary.deliveredTransactions += deliverable.count
+            logPassedOver(passedOver, through: consumed)
             log.detailed(
                 "\(configuration.currentAuthor): delivered \(deliverable.count) of \(page.transactions.count) fetched transactions; position \(key) is now \(consumed)")
             events.send(.delivered(transactions: deliverable.count, position: consumed))
@@ -131,11 +137,12 @@ actor TrackerEngine {
         }
     }
 
-    /// The current author's own transactions are fetched only for its batch contexts.
-    private func isDeliverable(_ transaction: HistoryTransaction) -> Bool {
-        guard transaction.author == configuration.currentAuthor else { return true }
-        guard let context = transaction.contextName else { return false }
-        return configuration.batchContextNames.contains(context)
+    /// Own writes are passed over by design (detailed level); transactions a setting leaves out are news (level 1).
+    private func logPassedOver(_ counts: [TrackerPassOverReason: Int], through position: HistoryToken) {
+        for (reason, count) in counts.sorted(by: { $0.key.description < $1.key.description }) {
+            let message = "\(configuration.currentAuthor): passed over \(count) transactions of \(reason), through token \(position)"
+            if reason == .ownWrite { log.detailed(message) } else { log.important(message) }
+        }
     }
 
     private func deliver(_ transactions: [HistoryTransaction]) async throws {

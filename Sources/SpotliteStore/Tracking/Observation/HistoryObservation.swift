@@ -32,14 +32,25 @@ public struct HistoryObservation: AsyncSequence, Sendable {
 
     /// Observes `store` with `filter`'s authors, entities and change types, from `start`, reading at most
     /// `pageSize` transactions at once.
+    ///
+    /// ``HistoryObservationStart/now`` is resolved here, when the observation is created: a write made after this
+    /// returns is observed even if iteration begins later.
     public init(store: SpotliteStore, filter: HistoryRequest, start: HistoryObservationStart, pageSize: Int = 200) {
         self.store = store
         self.filter = filter
         self.start = start
         self.pageSize = Swift.max(1, pageSize)
+        if case .now = start {
+            nowToken = Result { try store.currentToken() }.mapError { $0 as any Error }
+        } else {
+            nowToken = nil
+        }
     }
 
-    /// Starts observing: subscribes to change notifications, then resolves the start.
+    /// The store's current token when the observation was created, for ``HistoryObservationStart/now``.
+    private let nowToken: Result<HistoryToken?, any Error>?
+
+    /// Starts observing: subscribes to change notifications, then resolves a saved position.
     public func makeAsyncIterator() -> AsyncIterator {
         // Subscribe before reading the start, so nothing committed in between is missed.
         let notifications = store.changeNotifications().makeAsyncIterator()
@@ -47,7 +58,7 @@ public struct HistoryObservation: AsyncSequence, Sendable {
         do {
             switch start {
             case .now:
-                iterator.after = try store.currentToken()
+                iterator.after = try nowToken?.get() ?? store.currentToken()
             case .after(let token):
                 iterator.after = token
             case .savedPosition(let name):
@@ -94,7 +105,7 @@ public struct HistoryObservation: AsyncSequence, Sendable {
             guard !isFinished else { return nil }
             do {
                 if let pendingError { throw pendingError }
-                try saveConsumed()
+                try await saveConsumed()
                 while !Task.isCancelled {
                     if !buffer.isEmpty {
                         let transaction = buffer.removeFirst()
@@ -102,10 +113,10 @@ public struct HistoryObservation: AsyncSequence, Sendable {
                         consumedThrough = buffer.isEmpty ? after : transaction.token
                         return transaction
                     }
-                    buffer = try fetchPage()
+                    buffer = try await fetchPage()
                     if !buffer.isEmpty { continue }
                     consumedThrough = after
-                    try saveConsumed()
+                    try await saveConsumed()
                     guard await notifications.next() != nil else { break }
                 }
                 isFinished = true
@@ -116,18 +127,21 @@ public struct HistoryObservation: AsyncSequence, Sendable {
             }
         }
 
-        private mutating func fetchPage() throws -> [HistoryTransaction] {
+        private mutating func fetchPage() async throws -> [HistoryTransaction] {
             var request = filter
             request.start = after.map { .afterToken($0) } ?? .beginning
             request.limit = pageSize
-            let page = try store.fetchPage(request)
+            let store = self.store
+            let pageRequest = request
+            let page = try await store.performBlocking { try store.fetchPage(pageRequest) }
             after = page.consumedThrough ?? after
             return page.transactions
         }
 
-        private mutating func saveConsumed() throws {
+        private mutating func saveConsumed() async throws {
             guard let positionName, let consumedThrough, consumedThrough != savedThrough else { return }
-            try store.setPosition(consumedThrough, for: positionName)
+            let store = self.store
+            try await store.performBlocking { try store.setPosition(consumedThrough, for: positionName) }
             savedThrough = consumedThrough
         }
     }

@@ -1,6 +1,6 @@
 /// Where a ``HistoryObservation`` starts.
 public enum HistoryObservationStart: Sendable, Hashable {
-    /// After the store's current token when iteration begins: only what is written from then on.
+    /// After the store's current token when the observation is created: only what is written from then on.
     case now
     /// After this token; nil: from the first transaction ever recorded.
     case after(HistoryToken?)

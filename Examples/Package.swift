@@ -1,0 +1,26 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// An outside package depending on Spotlite's products as any app would: `make test` builds it, so that the
+// products stay usable from another package (no unsafe flags, every public type reachable, GRDB re-exported).
+// An app names Spotlite by URL and version instead: .package(url: "…/spotlite.git", from: "1.0.0").
+let package = Package(
+    name: "SpotliteExamples",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "Spotlite", path: ".."),
+    ],
+    targets: [
+        // A history consumer shaped like an embedding indexer, on the store product alone (no Xapian, no TOML).
+        .executableTarget(
+            name: "EmbeddingConsumer",
+            dependencies: [.product(name: "SpotliteStore", package: "Spotlite")]
+        ),
+        // A notes app: store, tracker and search index configured in Swift.
+        .executableTarget(
+            name: "NotesApp",
+            dependencies: [.product(name: "Spotlite", package: "Spotlite")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
