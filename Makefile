@@ -36,9 +36,9 @@ release: deps
 # parallel would starve each other's threads and turn generous time limits into flaky failures.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
 	$(SWIFT) build --package-path Examples
 	Examples/.build/debug/EmbeddingConsumer
+	$(SWIFT) test --skip-build --no-parallel
 
 # The demo reads the machine's package catalog; apt's English long descriptions make it richer. Fetching them is
 # best effort (no network, not root: the demo still runs, with short descriptions or its built-in sample).
@@ -57,11 +57,14 @@ demo: release demo-data
 
 # The benchmark suite over the real corpus (about ten minutes on two cores); not part of `make test`.
 # Extra options through BENCH_ARGS, e.g. `make bench BENCH_ARGS=--scale` for the 1,000,000-record run.
-BENCH_CORPUS ?= ../shared/corpus/debian-packages.jsonl.xz
+# CORPUS: the folder with debian-packages.jsonl.xz and cranfield/ (the public Cranfield collection as JSON Lines,
+# TSV and TREC qrels).
+CORPUS ?= ../shared/corpus
+BENCH_CORPUS ?= $(CORPUS)/debian-packages.jsonl.xz
 BENCH_ARGS ?=
 # Then the relevance runs: the Cranfield collection (CRANFIELD: docs.jsonl, queries.tsv, qrels.txt) and the Debtags
 # topics over the Debian catalogue (the debtags package's vocabulary, installed when missing and possible).
-CRANFIELD ?= ../shared/corpus/cranfield
+CRANFIELD ?= $(CORPUS)/cranfield
 DEBTAGS_VOCABULARY ?= /usr/share/debtags/vocabulary
 bench: deps
 	$(SWIFT) build -c release --product spotlite-bench
