@@ -96,34 +96,7 @@ struct IndexDirectory: Sendable {
     /// Makes `number` the live generation, atomically: write a temporary stub, fsync it, rename it over the stub,
     /// fsync the directory.
     func makeLive(_ number: Int) throws {
-        let name = Self.generationPrefix + String(format: "%06d", number)
-        let temporary = stubPath + ".tmp"
-        let contents = "auto \(name)\n"
-        // A fresh file, never through a link someone left at that name: its target would be overwritten.
-        unlink(temporary)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SearchError.cannotWrite(path: temporary, reason: Self.openFailure(errno)) }
-        let written = contents.utf8CString.withUnsafeBufferPointer { buffer in
-            write(fd, buffer.baseAddress, buffer.count - 1)
-        }
-        let synced = fsync(fd)
-        close(fd)
-        guard written == contents.utf8.count, synced == 0 else {
-            unlink(temporary)
-            throw SearchError.cannotWrite(path: temporary, reason: String(cString: strerror(errno)))
-        }
-        guard rename(temporary, stubPath) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw SearchError.cannotWrite(path: stubPath, reason: reason)
-        }
-        syncDirectory()
-    }
-
-    /// Why `open` failed, in words; a symbolic link (refused with `O_NOFOLLOW`) is named as such.
-    static func openFailure(_ code: Int32) -> String {
-        code == ELOOP ? "it is a symbolic link, and Spotlite does not follow links in the index directory (remove it)"
-            : String(cString: strerror(code))
+        try StubFile.write([Self.generationPrefix + String(format: "%06d", number)], to: stubPath)
     }
 
     /// Removes every generation but the live one (leftovers of interrupted rebuilds and replaced generations).
@@ -138,19 +111,11 @@ struct IndexDirectory: Sendable {
     /// Removes the whole index: stub first (so readers stop finding it), then generations.
     func remove() throws {
         unlink(stubPath)
-        syncDirectory()
+        StubFile.syncDirectory(containing: stubPath)
         for number in generations() {
             try FileManager.default.removeItem(atPath: generationPath(number))
         }
         unlink(lockPath)
         rmdir(path)
-    }
-
-    private func syncDirectory() {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 {
-            fsync(fd)
-            close(fd)
-        }
     }
 }

@@ -17,7 +17,7 @@ final class IndexWriterLock: Sendable {
         // Never through a symbolic link: the pid written below would overwrite the link's target.
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw SearchError.cannotWrite(path: path, reason: IndexDirectory.openFailure(errno))
+            throw SearchError.cannotWrite(path: path, reason: StubFile.openFailure(errno))
         }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let holder = Self.readHolder(fd)

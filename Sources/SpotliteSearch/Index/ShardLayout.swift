@@ -71,22 +71,7 @@ struct ShardLayout: Sendable, Equatable {
 
     /// Writes the stub listing the shards, durably (written, fsynced, renamed into place).
     func writeStub() throws {
-        let contents = (0..<count).map { "auto \(Self.shardPrefix)\($0)\n" }.joined()
-        let temporary = stubPath + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SearchError.cannotWrite(path: temporary, reason: String(cString: strerror(errno))) }
-        let written = contents.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
-        let synced = fsync(fd)
-        close(fd)
-        guard written == contents.utf8.count, synced == 0 else {
-            unlink(temporary)
-            throw SearchError.cannotWrite(path: temporary, reason: String(cString: strerror(errno)))
-        }
-        guard rename(temporary, stubPath) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw SearchError.cannotWrite(path: stubPath, reason: reason)
-        }
+        try StubFile.write((0..<count).map { "\(Self.shardPrefix)\($0)" }, to: stubPath)
     }
 
     /// The metadata of every shard, in shard order, read without taking any lock.

@@ -289,7 +289,7 @@ struct CorrectnessSuite {
 
     private mutating func longLine() throws -> [String] {
         let path = workspace.path("long.jsonl")
-        FileManager.default.createFile(atPath: path, contents: Data("{\"id\": \"\(freshKey())\", \"rev\": 0}\n".utf8))
+        try Data("{\"id\": \"\(freshKey())\", \"rev\": 0}\n".utf8).write(to: URL(fileURLWithPath: path))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.seekToEnd()
         let chunk = Data(repeating: UInt8(ascii: random.pick(["x", " ", "{"])), count: 1 << 20)
