@@ -5,17 +5,6 @@ import Testing
 /// one-line `spotlite:` error with a non-zero status, and nothing committed that should not be.
 @Suite("Bounds of the spotlite binary's input", .serialized)
 struct CommandBoundsTests {
-    func expectOneLineError(_ output: CommandLineTool.Output, mentioning words: [String],
-                            sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(output.status != 0, "non-zero exit", sourceLocation: sourceLocation)
-        let lines = output.stderr.split(separator: "\n")
-        #expect(lines.count == 1, "one line: \(output.stderr)", sourceLocation: sourceLocation)
-        #expect(output.stderr.hasPrefix("spotlite: "), "\(output.stderr)", sourceLocation: sourceLocation)
-        for word in words {
-            #expect(output.stderr.contains(word), "mentions \(word): \(output.stderr)", sourceLocation: sourceLocation)
-        }
-    }
-
     @Test("every numeric option says its range, negative values included")
     func numericOptionRanges() throws {
         let tool = try CommandLineTool()

@@ -5,17 +5,6 @@ import Testing
 /// non-zero exit status and nothing half-written.
 @Suite("Errors of the spotlite binary", .serialized)
 struct CommandErrorTests {
-    func expectOneLineError(_ output: CommandLineTool.Output, mentioning words: [String],
-                            sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(output.status != 0, "non-zero exit", sourceLocation: sourceLocation)
-        let lines = output.stderr.split(separator: "\n")
-        #expect(lines.count == 1, "one line: \(output.stderr)", sourceLocation: sourceLocation)
-        #expect(output.stderr.hasPrefix("spotlite: "), "\(output.stderr)", sourceLocation: sourceLocation)
-        for word in words {
-            #expect(output.stderr.contains(word), "mentions \(word): \(output.stderr)", sourceLocation: sourceLocation)
-        }
-    }
-
     @Test func missingConfigurationFile() throws {
         let tool = try CommandLineTool()
         defer { tool.remove() }
