@@ -26,7 +26,7 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
 
     private let engine: TrackerEngine
     private let registry: TrackerRegistry
-    private let broadcaster: TrackerEventBroadcaster
+    private let broadcaster: EventBroadcaster<HistoryTrackerEvent>
     private let loop = Mutex<Task<Void, Never>?>(nil)
 
     /// Creates a tracker, started at once when ``HistoryTrackerConfiguration/autoStart`` is set.
@@ -42,7 +42,7 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
         self.store = store
         self.configuration = configuration
         registry = TrackerRegistry(subscribers: subscribers)
-        broadcaster = TrackerEventBroadcaster()
+        broadcaster = EventBroadcaster<HistoryTrackerEvent>()
         engine = TrackerEngine(store: store, configuration: configuration, registry: registry, events: broadcaster)
         if configuration.autoStart { start() }
     }

@@ -22,7 +22,7 @@ actor TrackerEngine {
     nonisolated let store: SpotliteStore
     nonisolated let configuration: HistoryTrackerConfiguration
     nonisolated let registry: TrackerRegistry
-    nonisolated let events: TrackerEventBroadcaster
+    nonisolated let events: EventBroadcaster<HistoryTrackerEvent>
     nonisolated let log: TrackerLog
     /// Rounds finished so far, by trigger: lets tests know a round ended without watching its side effects.
     nonisolated let finishedRounds = Mutex<[Trigger: Int]>([:])
@@ -37,7 +37,7 @@ actor TrackerEngine {
     private var lastClean: ContinuousClock.Instant?
 
     init(store: SpotliteStore, configuration: HistoryTrackerConfiguration, registry: TrackerRegistry,
-         events: TrackerEventBroadcaster) {
+         events: EventBroadcaster<HistoryTrackerEvent>) {
         self.store = store
         self.configuration = configuration
         self.registry = registry
