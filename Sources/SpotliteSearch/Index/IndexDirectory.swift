@@ -18,6 +18,8 @@ struct IndexDirectory: Sendable {
     static let stubName = "XAPIANDB"
     static let lockName = "writer.lock"
     static let generationPrefix = "gen-"
+    /// In a read replica: names the replication server it copies (`HOST:PORT`).
+    static let replicaMarkerName = "replica-of"
 
     let path: String
 
@@ -27,6 +29,16 @@ struct IndexDirectory: Sendable {
 
     var stubPath: String { path + "/" + Self.stubName }
     var lockPath: String { path + "/" + Self.lockName }
+
+    var replicaMarkerPath: String { path + "/" + Self.replicaMarkerName }
+    var replicationLayoutPath: String { path + "/" + ReplicationLayout.databaseName }
+
+    /// The replication server this directory is a read replica of (`HOST:PORT`), or nil for an ordinary index.
+    var replicaSource: String? {
+        guard let text = try? String(contentsOfFile: replicaMarkerPath, encoding: .utf8) else { return nil }
+        let source = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return source.isEmpty ? nil : source
+    }
 
     /// Whether a live generation exists.
     var exists: Bool { liveGeneration != nil }
@@ -116,6 +128,7 @@ struct IndexDirectory: Sendable {
             try FileManager.default.removeItem(atPath: generationPath(number))
         }
         unlink(lockPath)
+        try? FileManager.default.removeItem(atPath: replicationLayoutPath)
         rmdir(path)
     }
 }

@@ -158,6 +158,10 @@ public actor SpotliteIndexer {
     }
 
     func acquireLock() throws -> IndexWriterLock {
+        // A replica's databases are Xapian's replication targets: a write there would fork them from the master's.
+        if let source = directory.replicaSource {
+            throw ReplicationError.replicaIsReadOnly(path: directory.path, source: source)
+        }
         try directory.create()
         return try IndexWriterLock(directory: directory)
     }

@@ -113,10 +113,21 @@ public final class IndexSearcher: Sendable {
         } catch let error as XapianError {
             throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
         }
+        try checkReplicaConfiguration(database)
         let parser = try makeParser(database: database)
         let open = Open(stub: stub, database: database, parser: parser)
         state.open = open
         return open
+    }
+
+    /// On a read replica, nothing rebuilds an index that another configuration describes: its field prefixes and
+    /// value slots would be read wrongly, silently. Refuse it, naming the way out.
+    private func checkReplicaConfiguration(_ database: XapianDatabase) throws {
+        guard let source = directory.replicaSource else { return }
+        let built = try? database.metadata(forKey: IndexMetadata.fingerprintKey)
+        if let built, built != schema.fingerprint {
+            throw ReplicationError.configurationMismatch(path: indexPath, source: source)
+        }
     }
 
     private func makeParser(database: XapianDatabase) throws -> XapianQueryParser {

@@ -6,7 +6,7 @@ struct IndexCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "index",
         abstract: "Build, update, follow, inspect or delete the search index.",
-        subcommands: [Update.self, Rebuild.self, Watch.self, Status.self, Delete.self]
+        subcommands: [Update.self, Rebuild.self, Watch.self, Status.self, Delete.self, Replicate.self]
     )
 
     struct Update: AsyncParsableCommand {
@@ -52,6 +52,7 @@ struct IndexCommand: AsyncParsableCommand {
     static func runUpdate(options: GlobalOptions, json: Bool, rebuild: Bool) async throws {
         let environment = try CommandEnvironment(options: options)
         let store = try environment.openStore(create: false)
+        ReplicationServer.enableChangesets(forIndexAt: environment.configuration.indexPath)
         let indexer = try environment.makeIndexer(store: store)
         let bar = ProgressBar(label: "Indexing", unit: "records", enabled: environment.showsProgress)
         await indexer.setProgressHandler { bar.update(done: $0.done, total: $0.total) }
@@ -89,6 +90,7 @@ struct IndexCommand: AsyncParsableCommand {
         func run() async throws {
             let environment = try CommandEnvironment(options: options)
             let store = try environment.openStore(create: false)
+            ReplicationServer.enableChangesets(forIndexAt: environment.configuration.indexPath)
             let indexer = try environment.makeIndexer(store: store)
             let updates = indexer.indexUpdates()
             let stop = SignalWaiter(signals: [SIGINT, SIGTERM])

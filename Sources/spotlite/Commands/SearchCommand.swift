@@ -74,7 +74,10 @@ struct SearchCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = try CommandEnvironment(options: options)
         try environment.requireEntities()
-        let store = try environment.openStoreForReading()
+        // A read replica answers from its copy of the index alone (snippets from stored fields): the store lives on
+        // the master's machine, and a store found here would not be the one the index was built from.
+        let isReplica = ReplicaFollower.replicaSource(at: environment.configuration.indexPath) != nil
+        let store = isReplica ? nil : try environment.openStoreForReading()
         let searcher = try IndexSearcher(configuration: environment.configuration, store: store)
         let parsedFilters = try filters.map(SearchFilter.init(parsing:))
         let highlight = !json && Terminal.usesColor

@@ -7,6 +7,7 @@ extension StoreError: ProductError {}
 extension HistoryError: ProductError {}
 extension ImportError: ProductError {}
 extension ConfigurationError: ProductError {}
+extension ReplicationError: ProductError {}
 
 /// What a command works with: the configuration (file and overrides), and the store and index it names.
 struct CommandEnvironment {

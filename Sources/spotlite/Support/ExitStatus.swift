@@ -31,6 +31,8 @@ extension ExitStatus {
             failure
         case StoreError.readOnlyStore, StoreError.unsupportedHistorySchema:
             failure
+        case ReplicationError.unreachable, ReplicationError.cannotServe, ReplicationError.toolMissing:
+            failure
         default:
             input
         }

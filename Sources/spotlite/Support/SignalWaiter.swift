@@ -6,7 +6,10 @@ import Glibc
 
 /// Waits for one of the given signals, delivered through Dispatch instead of a signal handler, so that the work in
 /// progress finishes before the command returns.
-final class SignalWaiter {
+///
+/// Sendable so that a command can race the wait against its own work in a task group: every stored property is a
+/// constant, and dispatch sources and async streams are safe to use from any thread.
+final class SignalWaiter: @unchecked Sendable {
     private let sources: [DispatchSourceSignal]
     private let stream: AsyncStream<Int32>
     private let continuation: AsyncStream<Int32>.Continuation

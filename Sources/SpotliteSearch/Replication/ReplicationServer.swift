@@ -1,0 +1,173 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Serves an index to read replicas with Xapian's `xapian-replicate-server`, and keeps the layout that replicas
+/// follow (the live generation and its shards) current while indexers update and rebuild the index.
+///
+/// Xapian sends each replica the changesets it lacks when the index's writer keeps them (`XAPIAN_MAX_CHANGESETS`
+/// in the writer's environment; ``enableChangesets(forIndexAt:)`` sets it for indexes that are served), and a full
+/// copy otherwise. Thread-safe.
+public final class ReplicationServer: Sendable {
+    /// The index directory served.
+    public let indexPath: String
+    /// Where the server listens.
+    public let address: ReplicationAddress
+    /// How many changesets an indexer keeps for replicas when ``enableChangesets(forIndexAt:)`` turns them on.
+    public static let changesetsKept = 20
+
+    private let directory: IndexDirectory
+    private let state = Mutex(State())
+
+    private struct State: ~Copyable {
+        var layoutDatabase: XapianWritableDatabase?
+        var published: ReplicationLayout?
+        var publishedStub: IndexDirectory.StubIdentity?
+        var child: SpawnedServer?
+    }
+
+    /// A server for the index at `indexPath`, to listen on `address` once started.
+    public init(indexPath: String, address: ReplicationAddress) {
+        self.indexPath = indexPath
+        self.address = address
+        self.directory = IndexDirectory(path: indexPath)
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Turns Xapian's changesets on for the writers this process opens on the index at `indexPath`, when that index
+    /// is served to replicas (it has a replication layout) and the environment does not say otherwise: replicas then
+    /// receive each commit's changes rather than a full copy. Call it before the indexer opens the index.
+    public static func enableChangesets(forIndexAt indexPath: String) {
+        guard getenv("XAPIAN_MAX_CHANGESETS") == nil,
+              FileManager.default.fileExists(atPath: IndexDirectory(path: indexPath).replicationLayoutPath)
+        else { return }
+        setenv("XAPIAN_MAX_CHANGESETS", String(changesetsKept), 0)
+    }
+
+    /// The process id of the running `xapian-replicate-server`, or nil.
+    public var serverProcessID: Int32? {
+        state.withLock { $0.child.map { $0.isRunning ? $0.pid : nil } ?? nil }
+    }
+
+    /// The live generation and its shard count as last published.
+    public var published: (generation: String, shards: Int)? {
+        state.withLock { $0.published.map { ($0.generation, $0.shards.count) } }
+    }
+
+    /// Publishes the layout and starts `xapian-replicate-server`; returns once it accepts connections.
+    /// - Throws: `SearchError.indexMissing` when there is no index, `ReplicationError` when the server cannot start.
+    public func start(timeout: Double = 10) throws {
+        guard directory.exists else { throw SearchError.indexMissing(path: indexPath) }
+        let tool = try ExternalTool("xapian-replicate-server")
+        // Two checks that give plain answers before anything starts: a port in use, an address not on this host.
+        try Self.checkCanListen(address)
+        try refresh()
+        // The server's SIGTERM handler signals its whole process group: in a session of its own, that group is
+        // itself and its connection handlers, never this process or the shell that started it.
+        let log = FileManager.default.temporaryDirectory
+            .appendingPathComponent("spotlite-replicate-server-\(getpid())-\(UUID().uuidString).log").path
+        let process = try SpawnedServer(executable: tool.path, arguments: [
+            "--interface", address.host, "--port", String(address.port), indexPath,
+        ], logPath: log)
+        state.withLock { $0.child = process }
+        let deadline = Date().addingTimeInterval(timeout)
+        while !Self.accepts(address) {
+            if let status = process.exitStatus {
+                let message = process.lastMessage
+                stop()
+                throw ReplicationError.cannotServe(address, reason: "xapian-replicate-server exited (\(message.isEmpty ? "status \(status)" : message))")
+            }
+            if Date() > deadline {
+                stop()
+                throw ReplicationError.cannotServe(address, reason: "xapian-replicate-server did not accept connections within \(Int(timeout)) seconds")
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
+    /// Republishes the layout when the live generation changed (a rebuild switched it); one `stat` when it did not.
+    /// Returns the new layout's generation and shard count when it published one.
+    /// - Throws: when the layout database cannot be written.
+    @discardableResult
+    public func refresh() throws -> (generation: String, shards: Int)? {
+        try state.withLock { state in
+            let stub = directory.stubIdentity
+            if stub != nil, stub == state.publishedStub { return nil }
+            guard let layout = ReplicationLayout.current(of: directory) else { return nil }
+            state.publishedStub = stub
+            if layout == state.published { return nil }
+            if state.layoutDatabase == nil {
+                do {
+                    state.layoutDatabase = try XapianWritableDatabase(path: directory.replicationLayoutPath)
+                } catch let error as XapianError where error.code == .databaseLock {
+                    throw ReplicationError.cannotServe(address, reason: "the index at \(indexPath) is already served by another process")
+                } catch let error as XapianError {
+                    throw SearchError.cannotWrite(path: directory.replicationLayoutPath, reason: error.description)
+                }
+            }
+            try layout.publish(into: state.layoutDatabase!)
+            state.published = layout
+            return (layout.generation, layout.shards.count)
+        }
+    }
+
+    /// The server's exit status when it stopped on its own, with its last message; nil while it runs.
+    public var exited: (status: Int32, message: String)? {
+        guard let child = state.withLock({ $0.child }), let status = child.exitStatus else { return nil }
+        return (status, child.lastMessage)
+    }
+
+    /// Stops the server (SIGTERM, then SIGKILL after two seconds) and closes the layout database.
+    public func stop() {
+        let child = state.withLock { state -> SpawnedServer? in
+            defer {
+                state.child = nil
+                state.layoutDatabase = nil
+            }
+            return state.child
+        }
+        child?.stop()
+    }
+
+    /// Fails with a plain message when `address` cannot be listened on (in use, not an address of this host).
+    static func checkCanListen(_ address: ReplicationAddress) throws {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE
+        var list: UnsafeMutablePointer<addrinfo>?
+        let resolved = getaddrinfo(address.host, String(address.port), &hints, &list)
+        guard resolved == 0, let first = list else {
+            throw ReplicationError.cannotServe(address, reason: "cannot resolve \(address.host) (\(String(cString: gai_strerror(resolved))))")
+        }
+        defer { freeaddrinfo(list) }
+        let fd = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        if bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) != 0 {
+            let reason = errno == EADDRINUSE ? "the port is in use" : String(cString: strerror(errno))
+            throw ReplicationError.cannotServe(address, reason: reason)
+        }
+    }
+
+    /// Whether something accepts TCP connections at `address`.
+    static func accepts(_ address: ReplicationAddress) -> Bool {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(address.host, String(address.port), &hints, &list) == 0, let first = list else { return false }
+        defer { freeaddrinfo(list) }
+        let fd = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0
+    }
+}
