@@ -62,8 +62,12 @@ public final class ReplicaFollower: Sendable {
         self.timeout = timeout
         self.directory = IndexDirectory(path: replicaPath)
         self.tool = try ExternalTool("xapian-replicate")
-        try prepareDirectory()
+        directoryExisted = FileManager.default.fileExists(atPath: replicaPath)
+        try checkDirectory()
     }
+
+    /// Whether the replica directory existed (empty) before this follower: a failed first copy leaves it as it was.
+    private let directoryExisted: Bool
 
     /// The replication server the index directory at `path` is a read replica of (`HOST:PORT`), or nil when it is
     /// an ordinary index (or none).
@@ -71,8 +75,8 @@ public final class ReplicaFollower: Sendable {
         IndexDirectory(path: path).replicaSource
     }
 
-    private func prepareDirectory() throws {
-        let files = FileManager.default
+    /// Refuses a directory that holds anything but a replica of `source` (or nothing).
+    private func checkDirectory() throws {
         if let existing = directory.replicaSource {
             guard existing == source.description else {
                 throw ReplicationError.replicaOfAnotherServer(path: directory.path, source: existing)
@@ -80,13 +84,9 @@ public final class ReplicaFollower: Sendable {
             return
         }
         var isDirectory: ObjCBool = false
-        if files.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
-            let contents = (try? files.contentsOfDirectory(atPath: directory.path)) ?? ["?"]
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
+            let contents = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? ["?"]
             guard isDirectory.boolValue, contents.isEmpty else { throw ReplicationError.notAReplica(path: directory.path) }
-        }
-        try directory.create()
-        guard files.createFile(atPath: directory.replicaMarkerPath, contents: Data((source.description + "\n").utf8)) else {
-            throw SearchError.cannotWrite(path: directory.replicaMarkerPath, reason: String(cString: strerror(errno)))
         }
     }
 
@@ -95,6 +95,29 @@ public final class ReplicaFollower: Sendable {
     /// - Throws: `ReplicationError.unreachable` when the server cannot be reached or breaks off (the replica keeps
     ///   what it had), `.badLayout` when it does not serve a Spotlite index.
     public func followOnce() throws -> ReplicaRound {
+        guard directory.replicaSource == nil else { return try copyRound() }
+        // The first copy: mark the directory as this server's replica, and leave nothing behind if the copy fails.
+        try checkDirectory()
+        try directory.create()
+        guard FileManager.default.createFile(atPath: directory.replicaMarkerPath, contents: Data((source.description + "\n").utf8)) else {
+            throw SearchError.cannotWrite(path: directory.replicaMarkerPath, reason: String(cString: strerror(errno)))
+        }
+        do {
+            return try copyRound()
+        } catch {
+            let files = FileManager.default
+            if directoryExisted {
+                for name in (try? files.contentsOfDirectory(atPath: directory.path)) ?? [] {
+                    try? files.removeItem(atPath: directory.path + "/" + name)
+                }
+            } else {
+                try? files.removeItem(atPath: directory.path)
+            }
+            throw error
+        }
+    }
+
+    private func copyRound() throws -> ReplicaRound {
         let clock = ContinuousClock()
         let started = clock.now
         try replicate(ReplicationLayout.databaseName)
