@@ -182,7 +182,8 @@ public final class ReplicaFollower: Sendable {
                 continue
             }
             var message = outcome.lastLine
-            if message.hasPrefix("xapian-replicate: ") { message.removeFirst("xapian-replicate: ".count) }
+            // "/usr/bin/xapian-replicate: NetworkError: …": the program's name says nothing the error does not.
+            if let range = message.range(of: "xapian-replicate: ") { message = String(message[range.upperBound...]) }
             if message.isEmpty { message = "xapian-replicate exited with status \(outcome.status)" }
             // The server closes the connection when it has no such database (Xapian sends no reason).
             if message.hasSuffix("Connection closed unexpectedly") {
