@@ -54,7 +54,7 @@ struct ConfigurationMappingTests {
         #expect(tracker.mirrorAuthors == ["sync"])
         #expect(tracker.consumers.isEmpty, "the indexer is waited for through its registration in the store")
         #expect(tracker.includesUnattributedTransactions, "writes by the sqlite3 shell are delivered by default")
-        #expect(tracker.cleanStrategy == .byDuration(.seconds(4 * 3600)))
+        #expect(tracker.deletionSchedule == .every(.seconds(4 * 3600)))
         #expect(tracker.maximumDuration == .seconds(7 * 86_400))
     }
 }

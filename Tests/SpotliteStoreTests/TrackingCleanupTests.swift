@@ -15,7 +15,7 @@ struct TrackingCleanupTests {
         let authors = ["app", "widget", "watch"]
         let tracker = try HistoryTracker(
             store: test.store,
-            configuration: trackerConfiguration("app", allAuthors: authors) { $0.cleanStrategy = .byNotification(times: 1) })
+            configuration: trackerConfiguration("app", allAuthors: authors) { $0.deletionSchedule = .notifications(1) })
         let events = TrackerEventLog(tracker)
         struct Indexer: HistoryPositionHolder { let consumerName = "spotlite.indexer" }
         tracker.register(consumer: Indexer())
@@ -54,7 +54,7 @@ struct TrackingCleanupTests {
             store: test.store,
             configuration: trackerConfiguration("app", allAuthors: authors) {
                 $0.batchAuthors = ["widget"]
-                $0.cleanStrategy = .byNotification(times: 1)
+                $0.deletionSchedule = .notifications(1)
                 $0.maximumDuration = .seconds(2)
             })
         let appEvents = TrackerEventLog(app)

@@ -15,13 +15,13 @@ struct TrackingConcurrencyTests {
         let events: TrackerEventLog
     }
 
-    private func makeApps(_ test: TestStore, authors: [String], strategy: CleanStrategy) throws -> [App] {
+    private func makeApps(_ test: TestStore, authors: [String], strategy: HistoryDeletionSchedule) throws -> [App] {
         try authors.map { author in
             let store = try test.reopen()
             let inbox = RecordingSubscriber()
             let tracker = try HistoryTracker(
                 store: store,
-                configuration: trackerConfiguration(author, allAuthors: authors) { $0.cleanStrategy = strategy },
+                configuration: trackerConfiguration(author, allAuthors: authors) { $0.deletionSchedule = strategy },
                 subscribers: [inbox])
             return App(author: author, store: store, inbox: inbox, tracker: tracker, events: TrackerEventLog(tracker))
         }
@@ -68,7 +68,7 @@ struct TrackingConcurrencyTests {
     @Test func cleansAndFetchesRunConcurrentlyWithoutErrorOrLoss() async throws {
         let test = try TestStore()
         let authors = ["a", "b", "c", "d"]
-        let apps = try makeApps(test, authors: authors, strategy: .byNotification(times: 1))
+        let apps = try makeApps(test, authors: authors, strategy: .notifications(1))
         // One more process-like handle cleaning by hand in a loop meanwhile, with the same policy.
         let janitorStore = try test.reopen()
         let janitor = HistoryCleaner(store: janitorStore, policy: apps[0].tracker.cleanupPolicy)

@@ -46,20 +46,14 @@ extension SpotliteConfiguration {
 
 extension SpotliteConfiguration {
     /// A tracker for `currentAuthor` configured by `[history]`: its authors, batch and mirror authors, whether
-    /// unattributed writes are delivered, clean strategy and maximum duration. Cleanup waits for the indexer
+    /// unattributed writes are delivered, deletion schedule and maximum duration. Cleanup waits for the indexer
     /// through its registration in the store.
     public func trackerConfiguration(currentAuthor: String, includesMirrorAuthors: Bool = false,
                                      autoStart: Bool = true) -> HistoryTrackerConfiguration {
-        let strategy: CleanStrategy
-        switch history.clean {
-        case .none: strategy = .none
-        case .every(let interval): strategy = .byDuration(interval)
-        case .notifications(let count): strategy = .byNotification(times: count)
-        }
         return HistoryTrackerConfiguration(
             currentAuthor: currentAuthor, allAuthors: history.authors, batchAuthors: history.batchAuthors,
             mirrorAuthors: history.mirrorAuthors, includesMirrorAuthors: includesMirrorAuthors,
-            includesUnattributedTransactions: history.deliversUnattributedTransactions, cleanStrategy: strategy,
+            includesUnattributedTransactions: history.deliversUnattributedTransactions, deletionSchedule: history.deletionSchedule,
             maximumDuration: history.maximumDuration, autoStart: autoStart)
     }
 }

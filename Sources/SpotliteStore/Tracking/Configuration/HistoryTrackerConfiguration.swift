@@ -6,7 +6,7 @@ import Logging
 /// ```swift
 /// var configuration = HistoryTrackerConfiguration(
 ///     currentAuthor: "app", allAuthors: ["app", "widget", "importer"], batchAuthors: ["importer"])
-/// configuration.cleanStrategy = .byNotification(times: 50)
+/// configuration.deletionSchedule = .notifications(50)
 /// configuration.consumers = ["spotlite.indexer"]
 /// ```
 public struct HistoryTrackerConfiguration: Sendable {
@@ -35,7 +35,7 @@ public struct HistoryTrackerConfiguration: Sendable {
     /// waits for each of them as for a required author. See ``HistoryPositionHolder``; registered consumers (``SpotliteStore/registerConsumer(_:position:)``) are waited for without being listed.
     public var consumers: [String]
     /// When the tracker cleans on its own.
-    public var cleanStrategy: CleanStrategy
+    public var deletionSchedule: HistoryDeletionSchedule
     /// History older than this is deleted by cleanup even when a required author has not consumed it, and a
     /// required author without any position stops holding history back once it has been absent this long.
     /// That author then gets ``HistoryError/expiredToken(requested:purgedThrough:)`` and must resynchronise.
@@ -68,7 +68,7 @@ public struct HistoryTrackerConfiguration: Sendable {
         batchContextNames: Set<String> = [],
         includesUnattributedTransactions: Bool = true,
         consumers: [String] = [],
-        cleanStrategy: CleanStrategy = .none,
+        deletionSchedule: HistoryDeletionSchedule = .none,
         maximumDuration: Duration? = .seconds(7 * 86_400),
         purgesUnlistedAuthors: Bool = false,
         positionKeyPrefix: String = "",
@@ -85,7 +85,7 @@ public struct HistoryTrackerConfiguration: Sendable {
         self.batchContextNames = batchContextNames
         self.includesUnattributedTransactions = includesUnattributedTransactions
         self.consumers = consumers
-        self.cleanStrategy = cleanStrategy
+        self.deletionSchedule = deletionSchedule
         self.maximumDuration = maximumDuration
         self.purgesUnlistedAuthors = purgesUnlistedAuthors
         self.positionKeyPrefix = positionKeyPrefix
@@ -140,12 +140,12 @@ public struct HistoryTrackerConfiguration: Sendable {
             guard allAuthors.contains(author) else { throw .batchAuthorNotListed(author) }
         }
         if batchAuthors.contains(currentAuthor) { throw .currentAuthorIsBatchAuthor(currentAuthor) }
-        switch cleanStrategy {
+        switch deletionSchedule {
         case .none:
             break
-        case .byDuration(let interval):
-            guard interval > .zero else { throw .invalidDuration(interval, role: "clean interval") }
-        case .byNotification(let times):
+        case .every(let interval):
+            guard interval > .zero else { throw .invalidDuration(interval, role: "deletion interval") }
+        case .notifications(let times):
             guard times >= 1 else { throw .invalidNotificationCount(times) }
         }
         if let maximumDuration, maximumDuration <= .zero {

@@ -9,7 +9,7 @@ import Synchronization
 /// current author's position from the other authors; run the observer hooks per transaction × entity × operation;
 /// run the merge hooks; merge into every subscriber in order; then save the position at the last transaction.
 /// A throwing hook or subscriber leaves the position, so the same transactions come again (at least once, never
-/// skipped). Then clean if ``HistoryTrackerConfiguration/cleanStrategy`` says so.
+/// skipped). Then clean if ``HistoryTrackerConfiguration/deletionSchedule`` says so.
 ///
 /// ```swift
 /// let tracker = try HistoryTracker(

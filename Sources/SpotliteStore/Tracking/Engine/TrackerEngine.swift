@@ -172,15 +172,15 @@ actor TrackerEngine {
     }
 
     private func shouldClean() -> Bool {
-        switch configuration.cleanStrategy {
+        switch configuration.deletionSchedule {
         case .none:
             return false
-        case .byDuration(let interval):
+        case .every(let interval):
             let now = ContinuousClock.now
             if let lastClean, lastClean.duration(to: now) < interval { return false }
             lastClean = now
             return true
-        case .byNotification(let times):
+        case .notifications(let times):
             return notificationCount % times == 0
         }
     }

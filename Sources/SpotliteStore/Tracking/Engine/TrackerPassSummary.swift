@@ -4,7 +4,7 @@ public struct TrackerPassSummary: Sendable, Hashable {
     public var deliveredTransactions: Int
     /// The current author's position after the round (nil when it has none yet).
     public var position: HistoryToken?
-    /// The cleanup that followed, if the clean strategy asked for one.
+    /// The deletion that followed, if the deletion schedule asked for one.
     public var cleanup: CleanupResult?
 
     /// A summary of a round.
