@@ -31,7 +31,7 @@ struct ConfigurationMappingTests {
 
     @Test func cleanupWaitsForReadersNotBatchAuthorsAndTheIndexerThroughItsRegistration() throws {
         let configuration = try SpotliteConfiguration(tomlString: Self.toml)
-        let policy = configuration.cleanupPolicy
+        let policy = configuration.deletionPolicy
         // The indexer registers itself in the store while it has an index, so deleting the index can release it.
         #expect(Set(policy.requiredAuthors) == ["app", "widget"])
         #expect(Set(policy.listedAuthors) == ["app", "widget", "importer"])
@@ -42,7 +42,7 @@ struct ConfigurationMappingTests {
     @Test func maximumDurationNoneKeepsHistory() throws {
         let configuration = try SpotliteConfiguration(tomlString: "[history]\nmaximum_duration = \"none\"\n")
         #expect(configuration.history.maximumDuration == nil)
-        #expect(configuration.cleanupPolicy.maximumDuration == nil)
+        #expect(configuration.deletionPolicy.maximumDuration == nil)
     }
 
     @Test func trackerConfigurationFollowsTheHistorySection() throws {

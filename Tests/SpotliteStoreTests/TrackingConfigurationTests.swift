@@ -11,12 +11,12 @@ struct TrackingConfigurationTests {
         let configuration = HistoryTrackerConfiguration(currentAuthor: "app", allAuthors: ["app"])
         #expect(configuration.deletionSchedule == .none)
         #expect(configuration.maximumDuration == .seconds(7 * 86_400))
-        #expect(configuration.cleanupPolicy.maximumDuration == TimeInterval(7 * 86_400))
+        #expect(configuration.deletionPolicy.maximumDuration == TimeInterval(7 * 86_400))
         #expect(configuration.autoStart)
         #expect(configuration.logLevel == .important)
         #expect(configuration.positionKeyPrefix.isEmpty)
         #expect(!configuration.includesMirrorAuthors)
-        #expect(!configuration.purgesUnlistedAuthors)
+        #expect(!configuration.deletesUnlistedAuthors)
     }
 
     @Test func unworkableConfigurationsAreRejectedWithTheWayOut() throws {
@@ -65,15 +65,15 @@ struct TrackingConfigurationTests {
         }
     }
 
-    @Test func cleanupPolicyFollowsTheConfiguration() {
+    @Test func deletionPolicyFollowsTheConfiguration() {
         var configuration = HistoryTrackerConfiguration(
             currentAuthor: "app", allAuthors: ["app", "widget", "importer"], batchAuthors: ["importer"],
-            consumers: ["spotlite.indexer", "app"], purgesUnlistedAuthors: true, positionKeyPrefix: "kit.")
+            consumers: ["spotlite.indexer", "app"], deletesUnlistedAuthors: true, positionKeyPrefix: "kit.")
         configuration.maximumDuration = .milliseconds(1500)
-        let policy = configuration.cleanupPolicy
+        let policy = configuration.deletionPolicy
         #expect(policy.requiredAuthors == ["kit.app", "kit.widget", "spotlite.indexer", "app"])
         #expect(policy.listedAuthors == ["app", "widget", "importer"])
-        #expect(policy.purgesUnlistedAuthors)
+        #expect(policy.deletesUnlistedAuthors)
         #expect(policy.maximumDuration == 1.5)
         struct Embedder: HistoryPositionHolder { let consumerName = "embeddings" }
         #expect(policy.waiting(for: [Embedder(), Embedder()]).requiredAuthors.last == "embeddings")

@@ -43,7 +43,7 @@ struct TrackingDeletionScheduleTests {
         #expect(events.cleanups.isEmpty)
         #expect(try test.store.transactionCount() == 5)
         // Not for lack of consumed history: a cleanup now would delete all of it.
-        #expect(try tracker.cleaner().clean(dryRun: true).deletedTransactions == 5)
+        #expect(try tracker.deleter().deleteConsumedHistory(dryRun: true).deletedTransactions == 5)
     }
 
     @Test func byDurationCleansOnTheFirstNotificationThenThrottles() async throws {
@@ -141,7 +141,7 @@ struct TrackingDeletionScheduleTests {
         let cleanup = try #require(events.cleanups.first)
         #expect(cleanup.watermark != nil)
         #expect(cleanup.deletedTransactions == 1)
-        #expect(tracker.cleanupPolicy.requiredAuthors == ["app"])
-        #expect(tracker.cleanupPolicy.listedAuthors == ["app", "importer"])
+        #expect(tracker.deletionPolicy.requiredAuthors == ["app"])
+        #expect(tracker.deletionPolicy.listedAuthors == ["app", "importer"])
     }
 }

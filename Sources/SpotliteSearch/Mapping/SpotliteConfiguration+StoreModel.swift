@@ -35,8 +35,8 @@ extension SpotliteConfiguration {
     /// The cleanup policy `[history]` describes: required authors are the listed authors minus the batch authors.
     /// The indexer is not listed: it registers itself in the store as a consumer when it saves its position, so
     /// every cleanup waits for it while it exists, and `deleteIndex()` unregisters it.
-    public var cleanupPolicy: CleanupPolicy {
-        CleanupPolicy(requiredAuthors: history.requiredAuthors,
+    public var deletionPolicy: HistoryDeletionPolicy {
+        HistoryDeletionPolicy(requiredAuthors: history.requiredAuthors,
                       listedAuthors: history.authors,
                       maximumDuration: history.maximumDuration.map { duration in
                           Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

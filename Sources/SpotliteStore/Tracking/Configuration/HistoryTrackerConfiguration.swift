@@ -43,7 +43,7 @@ public struct HistoryTrackerConfiguration: Sendable {
     public var maximumDuration: Duration?
     /// Also delete unattributed transactions and those of unlisted authors below the watermark. Off by
     /// default: only the listed authors' transactions are deleted (older than ``maximumDuration``, all are).
-    public var purgesUnlistedAuthors: Bool
+    public var deletesUnlistedAuthors: Bool
     /// Prefix of the position names this tracker saves and reads in the store (the kit's `uniqueString`). Empty by
     /// default, so positions are the author names that `spotlite history clean` and the configuration file use.
     public var positionKeyPrefix: String
@@ -70,7 +70,7 @@ public struct HistoryTrackerConfiguration: Sendable {
         consumers: [String] = [],
         deletionSchedule: HistoryDeletionSchedule = .none,
         maximumDuration: Duration? = .seconds(7 * 86_400),
-        purgesUnlistedAuthors: Bool = false,
+        deletesUnlistedAuthors: Bool = false,
         positionKeyPrefix: String = "",
         logger: Logger = Logger(label: "spotlite.tracker"),
         logLevel: TrackerLogLevel = .important,
@@ -87,7 +87,7 @@ public struct HistoryTrackerConfiguration: Sendable {
         self.consumers = consumers
         self.deletionSchedule = deletionSchedule
         self.maximumDuration = maximumDuration
-        self.purgesUnlistedAuthors = purgesUnlistedAuthors
+        self.deletesUnlistedAuthors = deletesUnlistedAuthors
         self.positionKeyPrefix = positionKeyPrefix
         self.logger = logger
         self.logLevel = logLevel
@@ -122,11 +122,11 @@ public struct HistoryTrackerConfiguration: Sendable {
 
     /// Who cleanup waits for and whose transactions it deletes: the positions of all authors but the batch
     /// authors, plus every consumer's.
-    public var cleanupPolicy: CleanupPolicy {
+    public var deletionPolicy: HistoryDeletionPolicy {
         let readers = allAuthors.filter { !batchAuthors.contains($0) }.map(positionKey(for:))
-        return CleanupPolicy(
+        return HistoryDeletionPolicy(
             requiredAuthors: readers + consumers.filter { !readers.contains($0) }, listedAuthors: allAuthors,
-            purgesUnlistedAuthors: purgesUnlistedAuthors, maximumDuration: maximumDuration?.timeInterval)
+            deletesUnlistedAuthors: deletesUnlistedAuthors, maximumDuration: maximumDuration?.timeInterval)
     }
 
     /// Throws the first problem that would keep the tracker from working as configured.

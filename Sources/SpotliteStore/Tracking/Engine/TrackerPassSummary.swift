@@ -5,12 +5,12 @@ public struct TrackerPassSummary: Sendable, Hashable {
     /// The current author's position after the round (nil when it has none yet).
     public var position: HistoryToken?
     /// The deletion that followed, if the deletion schedule asked for one.
-    public var cleanup: CleanupResult?
+    public var deletion: HistoryDeletionResult?
 
     /// A summary of a round.
-    public init(deliveredTransactions: Int = 0, position: HistoryToken? = nil, cleanup: CleanupResult? = nil) {
+    public init(deliveredTransactions: Int = 0, position: HistoryToken? = nil, deletion: HistoryDeletionResult? = nil) {
         self.deliveredTransactions = deliveredTransactions
         self.position = position
-        self.cleanup = cleanup
+        self.deletion = deletion
     }
 }
