@@ -3,6 +3,7 @@ public struct StoreModel: Sendable, Hashable {
     /// The tracked entities, each a table of the same name.
     public var entities: [EntityDescription]
 
+    /// A model of these entities; ``validate()`` checks it.
     public init(entities: [EntityDescription]) {
         self.entities = entities
     }

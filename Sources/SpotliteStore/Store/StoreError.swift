@@ -44,6 +44,7 @@ public enum StoreError: Error, Hashable, CustomStringConvertible, LocalizedError
         public var declaredType: String
     }
 
+    /// The problem and the way out, in one line.
     public var description: String {
         switch self {
         case .missingDirectory(let path):
@@ -90,5 +91,6 @@ public enum StoreError: Error, Hashable, CustomStringConvertible, LocalizedError
         }
     }
 
+    /// The same as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }
