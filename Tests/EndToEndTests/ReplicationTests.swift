@@ -163,6 +163,11 @@ struct ReplicationTests {
         _ = try followOnce(tool, server)
         let update = try tool.run(["index", "update", "--index", "replica"])
         expectOneLineError(update, mentioning: ["read replica of \(server.address)", "master"])
+        // On the replica host there is no store: update and status say why they do not apply there.
+        let noStore = ["--index", "replica", "--store", "no-store-here/store.sqlite"]
+        expectOneLineError(try tool.run(["index", "watch"] + noStore), mentioning: ["read replica of \(server.address)", "master"])
+        let status = try tool.run(["index", "status"] + noStore)
+        expectOneLineError(status, mentioning: ["read replica of \(server.address)", "on the master", "--once"])
         let other = try tool.run(["index", "replicate", "follow", "127.0.0.1:\(closed)", "--into", "replica", "--once"])
         expectOneLineError(other, mentioning: ["replica of \(server.address)"])
         try tool.write(CommandLineTool.packageConfiguration.replacingOccurrences(of: "weight = 4", with: "weight = 3"),

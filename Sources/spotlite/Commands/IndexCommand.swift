@@ -51,6 +51,7 @@ struct IndexCommand: AsyncParsableCommand {
 
     static func runUpdate(options: GlobalOptions, json: Bool, rebuild: Bool) async throws {
         let environment = try CommandEnvironment(options: options)
+        try environment.refuseReplica()
         let store = try environment.openStore(create: false)
         ReplicationServer.enableChangesets(forIndexAt: environment.configuration.indexPath)
         let indexer = try environment.makeIndexer(store: store)
@@ -89,6 +90,7 @@ struct IndexCommand: AsyncParsableCommand {
 
         func run() async throws {
             let environment = try CommandEnvironment(options: options)
+            try environment.refuseReplica()
             let store = try environment.openStore(create: false)
             ReplicationServer.enableChangesets(forIndexAt: environment.configuration.indexPath)
             let indexer = try environment.makeIndexer(store: store)
@@ -131,6 +133,11 @@ struct IndexCommand: AsyncParsableCommand {
 
         func run() async throws {
             let environment = try CommandEnvironment(options: options)
+            let indexPath = environment.configuration.indexPath
+            if let source = ReplicaFollower.replicaSource(at: indexPath),
+               !FileManager.default.fileExists(atPath: environment.configuration.storePath) {
+                throw CommandFailure(message: "the index at \(indexPath) is a read replica of \(source), and its status is measured against the store, which is on the master; run `spotlite index status` there, or `spotlite index replicate follow \(source) --into \(indexPath) --once` here for the replica's generation, documents and token")
+            }
             let store = try environment.openStoreForReading()
             try environment.requireEntities()
             let status = try IndexStatus(store: store, configuration: environment.configuration)

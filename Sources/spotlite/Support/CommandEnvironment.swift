@@ -85,6 +85,14 @@ struct CommandEnvironment {
         }
     }
 
+    /// Fails when the index is a read replica: it follows its master, and a replica host has no store to index.
+    func refuseReplica() throws {
+        let path = configuration.indexPath
+        if let source = ReplicaFollower.replicaSource(at: path) {
+            throw ReplicationError.replicaIsReadOnly(path: path, source: source)
+        }
+    }
+
     func makeIndexer(store: SpotliteStore) throws -> SpotliteIndexer {
         try requireEntities()
         return try SpotliteIndexer(store: store, configuration: configuration)
