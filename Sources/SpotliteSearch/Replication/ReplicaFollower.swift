@@ -46,7 +46,9 @@ public struct ReplicaRound: Sendable, Equatable, Codable {
 /// Each round copies the layout, then every database it names, in parallel; searches keep reading the previous
 /// generation until a new one is complete. Safe to use from one thread at a time.
 public final class ReplicaFollower: Sendable {
+    /// The replication server followed.
     public let source: ReplicationAddress
+    /// The replica directory.
     public let replicaPath: String
     /// The longest one copy may take before it is abandoned (and the round fails).
     public let timeout: Double
@@ -55,6 +57,10 @@ public final class ReplicaFollower: Sendable {
     private let tool: ExternalTool
 
     /// A follower copying from `source` into `replicaPath`, which must be new, empty, or a replica of `source`.
+    /// - Parameters:
+    ///   - source: where `spotlite index replicate serve` (a ``ReplicationServer``) listens.
+    ///   - replicaPath: the replica directory; created by the first successful copy.
+    ///   - timeout: the longest one copy may take, in seconds.
     /// - Throws: `ReplicationError` when the directory holds something else or `xapian-replicate` is missing.
     public init(source: ReplicationAddress, replicaPath: String, timeout: Double = 60) throws {
         self.source = source
@@ -71,6 +77,7 @@ public final class ReplicaFollower: Sendable {
 
     /// The replication server the index directory at `path` is a read replica of (`HOST:PORT`), or nil when it is
     /// an ordinary index (or none).
+    /// - Parameter path: an index directory.
     public static func replicaSource(at path: String) -> String? {
         IndexDirectory(path: path).replicaSource
     }

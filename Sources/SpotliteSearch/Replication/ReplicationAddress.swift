@@ -2,15 +2,19 @@ import Foundation
 
 /// Where a replication server listens: `HOST:PORT`, with `[ADDRESS]:PORT` for IPv6 addresses.
 public struct ReplicationAddress: Sendable, Hashable, CustomStringConvertible {
+    /// The host name or address (IPv6 addresses without brackets).
     public let host: String
+    /// The TCP port.
     public let port: Int
 
+    /// An address from its parts, unchecked.
     public init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
 
     /// Parses `HOST:PORT` (or `[IPV6]:PORT`).
+    /// - Parameter text: the address as a user wrote it.
     /// - Throws: `ReplicationError.badAddress` naming what is wrong.
     public init(parsing text: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -44,5 +48,6 @@ public struct ReplicationAddress: Sendable, Hashable, CustomStringConvertible {
     /// The valid port numbers.
     public static let ports = 1...65535
 
+    /// `HOST:PORT`, with an IPv6 address in brackets.
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

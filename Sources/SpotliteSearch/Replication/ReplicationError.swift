@@ -21,6 +21,7 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A search on a replica with a configuration that differs from the one its index was built with.
     case configurationMismatch(path: String, source: String)
 
+    /// The problem and what to do, in one line.
     public var description: String {
         switch self {
         case let .badAddress(text, reason):
@@ -44,5 +45,6 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
+    /// The same as ``description``.
     public var errorDescription: String? { description }
 }

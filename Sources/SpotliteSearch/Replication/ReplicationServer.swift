@@ -29,6 +29,9 @@ public final class ReplicationServer: Sendable {
     }
 
     /// A server for the index at `indexPath`, to listen on `address` once started.
+    /// - Parameters:
+    ///   - indexPath: the index directory (the configuration's `index`).
+    ///   - address: where to listen; replicas connect to it.
     public init(indexPath: String, address: ReplicationAddress) {
         self.indexPath = indexPath
         self.address = address
@@ -42,6 +45,7 @@ public final class ReplicationServer: Sendable {
     /// Turns Xapian's changesets on for the writers this process opens on the index at `indexPath`, when that index
     /// is served to replicas (it has a replication layout) and the environment does not say otherwise: replicas then
     /// receive each commit's changes rather than a full copy. Call it before the indexer opens the index.
+    /// - Parameter indexPath: the index directory.
     public static func enableChangesets(forIndexAt indexPath: String) {
         guard getenv("XAPIAN_MAX_CHANGESETS") == nil,
               FileManager.default.fileExists(atPath: IndexDirectory(path: indexPath).replicationLayoutPath)
@@ -60,6 +64,7 @@ public final class ReplicationServer: Sendable {
     }
 
     /// Publishes the layout and starts `xapian-replicate-server`; returns once it accepts connections.
+    /// - Parameter timeout: how long to wait for the server to accept connections, in seconds.
     /// - Throws: `SearchError.indexMissing` when there is no index, `ReplicationError` when the server cannot start.
     public func start(timeout: Double = 10) throws {
         guard directory.exists else { throw SearchError.indexMissing(path: indexPath) }
