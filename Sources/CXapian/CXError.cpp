@@ -68,6 +68,8 @@ cx_error_code code_of_current_xapian_error() noexcept {
         return CX_ERR_FEATURE_UNAVAILABLE;
     } catch (const Xapian::UnimplementedError &) {
         return CX_ERR_UNIMPLEMENTED;
+    } catch (const Xapian::NetworkTimeoutError &) {
+        return CX_ERR_NETWORK_TIMEOUT;
     } catch (const Xapian::NetworkError &) {
         return CX_ERR_NETWORK;
     } catch (const Xapian::SerialisationError &) {
@@ -107,6 +109,10 @@ void report_current_exception(cx_error **err, bool batch_lost) noexcept {
         std::string message;
         try {
             message = error.get_msg();
+            // Remote databases name their server here ("remote:tcp(HOST:PORT)"): without it, an error about one
+            // shard of several would not say which.
+            const std::string &context = error.get_context();
+            if (!context.empty()) message += " (context: " + context + ")";
             // get_error_string() is NULL when Xapian has no system error text.
             if (const char *system = error.get_error_string()) {
                 if (*system != '\0') message += std::string(" (") + system + ")";

@@ -5,6 +5,13 @@ extension SpotliteIndexer {
     ///
     /// - Throws: ``SearchError/indexCorrupt(path:reason:)`` when the index cannot be read.
     public nonisolated func indexedToken() throws -> HistoryToken? {
+        if let layout = directory.liveLayout(), layout.isPlaced {
+            do {
+                return try layout.committedToken()
+            } catch let error as XapianError {
+                throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
+            }
+        }
         guard let generation = directory.liveGeneration else { return nil }
         do {
             let generationPath = directory.generationPath(generation)

@@ -38,8 +38,10 @@ package struct XapianError: Error, CustomStringConvertible, Sendable, Equatable 
         case featureUnavailable
         /// The feature is not implemented (`UnimplementedError`).
         case unimplemented
-        /// A remote database failed (`NetworkError`).
+        /// A remote database failed: refused, unreachable or hung up (`NetworkError`).
         case network
+        /// A remote database did not answer within its timeout (`NetworkTimeoutError`).
+        case networkTimeout
         /// Data could not be serialised or unserialised (`SerialisationError`).
         case serialisation
         /// Another Xapian error; see `XapianError.type`.
@@ -73,6 +75,7 @@ package struct XapianError: Error, CustomStringConvertible, Sendable, Equatable 
             case CX_ERR_FEATURE_UNAVAILABLE: self = .featureUnavailable
             case CX_ERR_UNIMPLEMENTED: self = .unimplemented
             case CX_ERR_NETWORK: self = .network
+            case CX_ERR_NETWORK_TIMEOUT: self = .networkTimeout
             case CX_ERR_SERIALISATION: self = .serialisation
             case CX_ERR_XAPIAN_OTHER: self = .otherXapianError
             case CX_ERR_BAD_ALLOC: self = .outOfMemory
