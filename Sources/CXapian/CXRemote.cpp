@@ -31,7 +31,9 @@ extern "C" {
 cx_database *cx_database_open_remote(const char *host, unsigned port, unsigned timeout_ms,
                                      unsigned connect_timeout_ms, cx_error **err) noexcept {
     return cx::guard(err, static_cast<cx_database *>(nullptr), [&] {
-        return new cx_database{open_remote(host, port, timeout_ms, connect_timeout_ms)};
+        auto *opened = new cx_database{open_remote(host, port, timeout_ms, connect_timeout_ms)};
+        opened->has_remote = true;
+        return opened;
     });
 }
 
@@ -41,6 +43,7 @@ bool cx_database_add(cx_database *db, const cx_database *other, cx_error **err) 
         cx::require(other, "other database");
         if (other->closed) throw Xapian::DatabaseClosedError("the database to add was closed; open it again to use it");
         db->db.add_database(other->db);
+        db->has_remote = db->has_remote || other->has_remote;
         return true;
     });
 }
@@ -50,6 +53,7 @@ bool cx_database_add_remote(cx_database *db, const char *host, unsigned port, un
     return cx::guard(err, false, [&] {
         cx::require_open(db);
         db->db.add_database(open_remote(host, port, timeout_ms, connect_timeout_ms));
+        db->has_remote = true;
         return true;
     });
 }

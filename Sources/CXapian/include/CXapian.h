@@ -586,7 +586,8 @@ typedef struct cx_search_options {
     bool no_retry;                 /**< Fail at once with CX_ERR_DATABASE_MODIFIED instead (max_retries ignored). */
     double time_limit;             /**< Seconds the match may run; past them the search fails with CX_ERR_TIME_LIMIT
                                         (checked every few candidates, so a little later). 0: no limit. The
-                                        expansion's feedback pass counts against it too. */
+                                        expansion's feedback pass counts against it too. Not applied over remote
+                                        databases, which refuse match deciders: their operation timeout bounds it. */
     const cx_expansion_options *expansion; /**< NULL: the query as given. */
     /** Record, for each hit, the query terms it matched and what each term added to its weight (for tuning and
      *  `--explain`; costs a small search per hit and term). Terms found only under OP_NEAR (the proximity boost)
