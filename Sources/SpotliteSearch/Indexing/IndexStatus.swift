@@ -45,7 +45,7 @@ public struct IndexStatus: Sendable, Hashable {
                 fingerprint = metadata.fingerprint
                 updatedAt = metadata.updatedAt
             } catch let error as XapianError {
-                throw SearchError.indexCorrupt(path: index, reason: error.description)
+                throw SearchError.reading(error, path: index)
             }
         } else if let generation = directory.liveGeneration {
             do {
@@ -63,7 +63,7 @@ public struct IndexStatus: Sendable, Hashable {
                 fingerprint = metadata.fingerprint
                 updatedAt = metadata.updatedAt
             } catch let error as XapianError {
-                throw SearchError.indexCorrupt(path: index, reason: error.description)
+                throw SearchError.reading(error, path: index)
             }
         } else {
             exists = false

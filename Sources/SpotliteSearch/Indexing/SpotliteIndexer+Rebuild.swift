@@ -35,6 +35,9 @@ extension SpotliteIndexer {
             shards = try layout.metadata()
             let database = try XapianDatabase(path: generationPath)
             _ = try database.documentCount()
+        } catch let error as XapianError where error.code.isNetwork {
+            // A remote shard that cannot be reached is not damaged: rebuilding would only fail the same way.
+            throw SearchError.engine(error)
         } catch {
             return "the index could not be read (\(error))"
         }
@@ -156,7 +159,7 @@ extension SpotliteIndexer {
             }
             try writers.close()
         } catch let error as XapianError {
-            throw SearchError.engine(type: error.type, message: "\(error.message) while rebuilding the index; the index in use is unchanged")
+            throw SearchError.engine(error, outcome: "while rebuilding the index; the index in use is unchanged")
         }
         try layout.writeStub()
         for shardPath in layout.shardPaths { try Self.syncTree(shardPath) }
@@ -215,7 +218,7 @@ extension SpotliteIndexer {
             }
             try writers.close()
         } catch let error as XapianError {
-            throw SearchError.engine(type: error.type, message: "\(error.message) while rebuilding the index in place; the shards keep their last committed token")
+            throw SearchError.engine(error, outcome: "while rebuilding the index in place; the shards keep their last committed token")
         }
         let map = ShardMap(generation: generation,
                            shards: zip(locations, uuids).map { ShardMap.Shard(location: $0.description, uuid: $1) })

@@ -75,18 +75,32 @@ public final class IndexSearcher: Sendable {
     }
 
     /// Number of documents in the live generation.
+    ///
+    /// - Throws: ``SearchError/indexMissing(path:)`` without an index; ``SearchError/indexCorrupt(path:reason:)``
+    ///   when it cannot be read; ``SearchError/engine(_:outcome:)`` for other engine failures.
     public func documentCount() throws -> Int {
         try state.withLock { state in
             let open = try currentOpen(&state)
-            return try open.database.documentCount()
+            do {
+                return try open.database.documentCount()
+            } catch let error as XapianError {
+                throw SearchError.reading(error, path: indexPath)
+            }
         }
     }
 
     /// Runs a search.
+    ///
+    /// - Throws: ``SearchError/invalidQuery(query:reason:)`` when the text cannot be parsed;
+    ///   ``SearchError/overBudget(query:reason:)`` when the request asks for more than a search may cost;
+    ///   ``SearchError/unknownEntity(_:known:)`` and ``SearchError/unknownField(_:reason:)`` for names the
+    ///   configuration does not describe; ``SearchError/indexMissing(path:)`` without an index;
+    ///   ``SearchError/indexCorrupt(path:reason:)`` when it cannot be read; ``SearchError/engine(_:outcome:)`` for
+    ///   other engine failures.
     public func search(_ request: SearchRequest) throws -> SearchResults {
         let clock = ContinuousClock()
         let started = clock.now
-        var results = try state.withLock { state in
+        var results = try SearchError.translatingEngineErrors { try state.withLock { state in
             // A placed shard that went away since the last search fails the search under way: open the shards
             // again once, which names the shard that is gone (or leaves it out when partial results are allowed).
             var attempts = 0
@@ -103,7 +117,7 @@ public final class IndexSearcher: Sendable {
                     guard attempts < 2 else { throw Self.shardError(error) }
                 }
             }
-        }
+        } }
         let elapsed = clock.now - started
         results.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return results
@@ -126,7 +140,7 @@ public final class IndexSearcher: Sendable {
             } catch let error as XapianError where error.code == .network || error.code == .networkTimeout {
                 state.open = nil  // a shard went away: open them again below, which names it
             } catch let error as XapianError {
-                throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
+                throw SearchError.reading(error, path: indexPath)
             }
         }
         if let layout = directory.liveLayout(), layout.isPlaced {
@@ -134,7 +148,7 @@ public final class IndexSearcher: Sendable {
             do {
                 (database, missing) = try layout.openCombined(allowPartial: allowsPartialResults)
             } catch let error as XapianError {
-                throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
+                throw SearchError.reading(error, path: indexPath)
             }
             let open = Open(stub: stub, database: database, parser: try makeParser(database: database), missing: missing)
             state.open = open
@@ -148,7 +162,7 @@ public final class IndexSearcher: Sendable {
         do {
             database = try XapianDatabase(path: directory.generationPath(generation))
         } catch let error as XapianError {
-            throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
+            throw SearchError.reading(error, path: indexPath)
         }
         let parser = try makeParser(database: database)
         let open = Open(stub: stub, database: database, parser: parser)
@@ -305,7 +319,7 @@ public final class IndexSearcher: Sendable {
             } catch let error as XapianError where error.code == .network || error.code == .networkTimeout {
                 throw error  // a placed shard went away: search() opens the shards again
             } catch let error as XapianError {
-                throw SearchError.engine(type: error.type, message: error.message)
+                throw SearchError.reading(error, path: indexPath)
             }
         }
 
