@@ -69,6 +69,9 @@ struct IndexDirectory: Sendable {
         return StubIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), modified: info.st_mtim)
     }
 
+    /// Whether the index's shards are placed at locations (a shard map is present).
+    var hasShardMap: Bool { access(ShardMap.path(in: self), F_OK) == 0 }
+
     /// The live index's shards: those the shard map places, else the live generation's; nil when there is no index
     /// (or its generation is one database written before sharding).
     func liveLayout() -> ShardLayout? {

@@ -76,7 +76,8 @@ struct ShardLayout: Sendable, Equatable {
             case nil: database = try XapianDatabase(path: shardPath(shard))
             }
         } catch {
-            throw Self.naming(error, shard: name)
+            // Only placed shards are named: a generation's own shards keep Xapian's typed error.
+            throw isPlaced ? Self.naming(error, shard: name) : error
         }
         try checkIdentity(shard) { try database.uuid() }
         return database
@@ -204,7 +205,7 @@ struct ShardLayout: Sendable, Equatable {
             do {
                 return try IndexMetadata(reading: database.metadata(forKey:))
             } catch {
-                throw Self.naming(error, shard: shardName(shard))
+                throw isPlaced ? Self.naming(error, shard: shardName(shard)) : error
             }
         }
     }

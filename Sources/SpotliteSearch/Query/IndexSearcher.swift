@@ -111,7 +111,7 @@ public final class IndexSearcher: Sendable {
                     if request.snippet.length > 0 { try addSnippets(to: &results, from: mset, request: request) }
                     results.unavailableShards = open.missing
                     return results
-                } catch let error as XapianError where error.code == .network || error.code == .networkTimeout {
+                } catch let error as XapianError where error.code.isNetwork && directory.hasShardMap {
                     state.open = nil
                     attempts += 1
                     guard attempts < 2 else { throw Self.shardError(error) }
