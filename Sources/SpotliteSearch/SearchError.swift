@@ -37,6 +37,7 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     /// A shard answers with another database than the one the index's shard map records (by UUID).
     case shardIdentityChanged(shard: String, expected: String, found: String)
 
+    /// The problem and the way out, in one line.
     public var description: String {
         switch self {
         case let .indexLocked(path, pid):
