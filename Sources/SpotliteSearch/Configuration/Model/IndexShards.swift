@@ -101,8 +101,10 @@ public enum ShardLocation: Sendable, Hashable, CustomStringConvertible {
 
 /// Why a `shards` entry is not a location: the text an error message shows after "found".
 public struct ShardLocationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was found, e.g. `"tcp://10.0.0.5", which has no port (write tcp://HOST:PORT)`.
     public let description: String
 
+    /// An error saying `description` about the location.
     public init(_ description: String) {
         self.description = description
     }
