@@ -67,7 +67,11 @@ public final class ReplicationServer: Sendable {
     /// - Parameter timeout: how long to wait for the server to accept connections, in seconds.
     /// - Throws: `SearchError.indexMissing` when there is no index, `ReplicationError` when the server cannot start.
     public func start(timeout: Double = 10) throws {
-        guard directory.exists else { throw SearchError.indexMissing(path: indexPath) }
+        guard directory.exists || directory.hasShardMap else { throw SearchError.indexMissing(path: indexPath) }
+        // Xapian replicates databases in the index directory; placed shards live elsewhere (on their own servers).
+        guard !directory.hasShardMap else {
+            throw ReplicationError.cannotServe(address, reason: "the index's shards are placed at the locations of the configuration's `shards` list, not in \(indexPath); read replicas copy an index whose shards are local (a shard count)")
+        }
         let tool = try ExternalTool("xapian-replicate-server")
         // Two checks that give plain answers before anything starts: a port in use, an address not on this host.
         try Self.checkCanListen(address)
