@@ -9,15 +9,12 @@ struct DeleteHistoryTests {
     static func makeScenario() throws -> (TestStore, [HistoryTransaction]) {
         let test = try TestStore()
         try test.insertPackage("p1", author: "app")
-        Thread.sleep(forTimeInterval: 0.02)
         try test.insertPackage("p2", author: "importer")
-        Thread.sleep(forTimeInterval: 0.02)
         try SQLiteShell.run(test.path, "INSERT INTO Package (name) VALUES ('p3');")
         try test.store.sealPendingChanges()
-        Thread.sleep(forTimeInterval: 0.02)
         try test.insertPackage("p4", author: "importer")
-        Thread.sleep(forTimeInterval: 0.02)
         try test.insertPackage("p5", author: "app")
+        try test.spaceOutTimestamps()
         return (test, try test.allHistory())
     }
 
@@ -165,8 +162,8 @@ struct ExpiredTokenTests {
     @Test func fetchAfterDeletedDateThrowsExpiredDate() throws {
         let test = try TestStore()
         try test.insertPackage("a")
-        Thread.sleep(forTimeInterval: 0.02)
         try test.insertPackage("b")
+        try test.spaceOutTimestamps()
         let history = try test.allHistory()
         try test.store.deleteHistory(.through(history[0].token))
         let before = history[0].timestamp.addingTimeInterval(-1)

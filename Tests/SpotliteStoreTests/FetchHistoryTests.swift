@@ -13,18 +13,16 @@ struct FetchHistoryTests {
         init() throws {
             test = try TestStore()
             try test.insertPackage("a", author: "app", context: "ctxA")
-            Thread.sleep(forTimeInterval: 0.02)
             try test.store.write(author: "importer", context: "import") { db in
                 try db.execute(sql: "INSERT INTO Item (id, label) VALUES (1, 'one')")
                 try db.execute(sql: "UPDATE Package SET summary = 'changed' WHERE name = 'a'")
             }
-            Thread.sleep(forTimeInterval: 0.02)
             try SQLiteShell.run(test.path, "DELETE FROM Package WHERE name = 'a';")
             try test.store.sealPendingChanges()
-            Thread.sleep(forTimeInterval: 0.02)
             try test.store.write(author: "app", context: "ctxB") { db in
                 try db.execute(sql: "INSERT INTO Item (id, label) VALUES (2, 'two')")
             }
+            try test.spaceOutTimestamps()
             transactions = try test.store.fetchHistory(.after(nil))
         }
 

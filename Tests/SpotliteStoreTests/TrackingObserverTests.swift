@@ -110,8 +110,8 @@ struct TrackingObserverTests {
         let seen = Recorder<Int>()
         for index in 1...4 {
             fixture.tracker.registerObserver(entity: "Package", operation: .insert) { _ in
-                // Later hooks would overtake a slow one if they ran concurrently.
-                if index == 1 { try? await Task.sleep(for: .milliseconds(50)) }
+                // Later hooks would overtake one that suspends if they ran concurrently.
+                if index == 1 { for _ in 0..<100 { await Task.yield() } }
                 seen.append(index)
             }
         }
