@@ -4,7 +4,7 @@ import Testing
 @testable import SpotliteSearch
 import Spotlite
 @testable import SpotliteStore
-import SpotliteTooling
+import SpotliteTestSupport
 import Synchronization
 
 /// Live mode: start/stop, reacting to writes from anywhere, coalescing bursts, index-did-update notifications.

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// One indexer per index, in one process or several; and a rebuild killed with SIGKILL leaves the old index intact.
 /// The other process is the real `spotlite` command.
-@Suite("Indexer locking and interruption", .serialized)
+@Suite("Indexer locking and interruption", .serialized, .blockingWork)
 struct IndexerProcessTests {
     @Test("two indexers in one process: the second gets the lock error until the first stops")
     func twoIndexersInProcess() async throws {

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
-@Suite("Writes by programs that do not use Spotlite")
+@Suite("Writes by programs that do not use Spotlite", .blockingWork)
 struct ForeignWriterTests {
     @Test func sqliteShellWritesAreRecordedWithoutAuthor() throws {
         let test = try TestStore()

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import SpotliteStore
-import SpotliteTooling
+import SpotliteTestSupport
 
 /// PersistentHistoryTrackingKit's clean strategies and readiness rules, each against a real store shared by two
 /// handles (the app and a write-only importer, as two apps would open it).
