@@ -87,7 +87,7 @@ let package = Package(
         ),
         // What the test targets share (a clock tests advance, a trait for tests that block); no product uses it.
         .target(name: "SpotliteTestSupport", path: "Tests/SpotliteTestSupport"),
-        .testTarget(name: "CXapianTests", dependencies: ["CXapian"]),
+        .testTarget(name: "CXapianTests", dependencies: ["CXapian", "SpotliteTestSupport"]),
         .testTarget(name: "SpotliteStoreTests", dependencies: ["SpotliteStore", "SpotliteTooling", "SpotliteTestSupport"]),
         .testTarget(name: "SpotliteSearchTests", dependencies: ["Spotlite", "SpotliteTooling", "SpotliteTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SpotliteStore", "SpotliteTestSupport"]),

@@ -1,3 +1,4 @@
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 
@@ -37,7 +38,7 @@ struct MalformedConfiguration: Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite("Configuration errors")
+@Suite("Configuration errors", .blockingWork)
 struct ConfigurationErrorTests {
     static let rootKeys = "known keys are store, index, shards, history, indexer, entities"
     static let fieldKeys = "known keys are type, weight, prefix, positions, store, facet, separator, sortable"

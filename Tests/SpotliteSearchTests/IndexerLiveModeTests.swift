@@ -8,7 +8,7 @@ import SpotliteTestSupport
 import Synchronization
 
 /// Live mode: start/stop, reacting to writes from anywhere, coalescing bursts, index-did-update notifications.
-@Suite("Indexer live mode")
+@Suite("Indexer live mode", .blockingWork)
 struct IndexerLiveModeTests {
     /// Collects index-did-update notifications in the background.
     final class UpdateRecorder: Sendable {

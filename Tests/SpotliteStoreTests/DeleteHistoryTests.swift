@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
-@Suite("Deleting history")
+@Suite("Deleting history", .blockingWork)
 struct DeleteHistoryTests {
     /// Five transactions: app, importer, shell (no author), importer, app.
     static func makeScenario() throws -> (TestStore, [HistoryTransaction]) {
@@ -85,7 +86,7 @@ struct DeleteHistoryTests {
     }
 }
 
-@Suite("Tokens")
+@Suite("Tokens", .blockingWork)
 struct TokenTests {
     @Test func tokensIncreaseAndSurviveDeletingTheNewestHistory() throws {
         let test = try TestStore()
@@ -122,7 +123,7 @@ struct TokenTests {
     }
 }
 
-@Suite("Expired positions")
+@Suite("Expired positions", .blockingWork)
 struct ExpiredTokenTests {
     @Test func fetchAfterDeletedHistoryThrowsExpiredToken() throws {
         let test = try TestStore()

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
-@Suite("Fetching history")
+@Suite("Fetching history", .blockingWork)
 struct FetchHistoryTests {
     /// Four transactions: app/ctxA, importer/import (two entities), a shell write, app/ctxB.
     struct Scenario {

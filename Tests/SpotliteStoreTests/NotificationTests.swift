@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
@@ -33,7 +34,7 @@ func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async
     return condition()
 }
 
-@Suite("Change notifications")
+@Suite("Change notifications", .blockingWork)
 struct NotificationTests {
     @Test func writeThroughTheStoreIsAnnounced() async throws {
         let test = try TestStore()

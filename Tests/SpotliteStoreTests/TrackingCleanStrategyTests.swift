@@ -6,7 +6,7 @@ import SpotliteTestSupport
 
 /// PersistentHistoryTrackingKit's clean strategies and readiness rules, each against a real store shared by two
 /// handles (the app and a write-only importer, as two apps would open it).
-@Suite("Tracking: clean strategies")
+@Suite("Tracking: clean strategies", .blockingWork)
 struct TrackingCleanStrategyTests {
     /// The importer writes one transaction; returns once the app's tracker has processed its notification
     /// completely (cleanup included). One write, one notification: the next write waits for this round.

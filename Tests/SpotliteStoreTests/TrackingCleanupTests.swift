@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// Shared cleanup through the tracker: as conservative by hand as automatically, bounded by the maximum duration,
 /// waiting for consumers, atomic across processes; and delivery that is at least once across failures and crashes.
-@Suite("Tracking: cleanup and delivery guarantees")
+@Suite("Tracking: cleanup and delivery guarantees", .blockingWork)
 struct TrackingCleanupTests {
     private static let day: TimeInterval = 86_400
 

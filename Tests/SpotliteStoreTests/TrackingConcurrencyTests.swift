@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// Several trackers on one file, each on its own handle (its own connections, as separate apps have), writing,
 /// fetching and cleaning at the same time; and the tracker's start/stop life cycle.
-@Suite("Tracking: concurrency and life cycle")
+@Suite("Tracking: concurrency and life cycle", .blockingWork)
 struct TrackingConcurrencyTests {
     struct App {
         let author: String

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// Observing specific changes as an `AsyncSequence` (SwiftData style): filters, waiting for later commits by other
 /// processes, resuming from a saved position, and expiry.
-@Suite("Tracking: observing changes")
+@Suite("Tracking: observing changes", .blockingWork)
 struct TrackingObservationTests {
     @Test func nowStartsAfterTheCurrentTokenAndLeavesOutExcludedAuthors() async throws {
         let test = try TestStore()

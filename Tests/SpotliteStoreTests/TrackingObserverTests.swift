@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
 import Logging
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// Observer hooks: per entity and operation, grouped per transaction, in registration and change order, and
 /// tombstones on deletes. The widget writes through its own handle; the app's tracker processes on request.
-@Suite("Tracking: observers")
+@Suite("Tracking: observers", .blockingWork)
 struct TrackingObserverTests {
     struct Fixture {
         let test: TestStore
