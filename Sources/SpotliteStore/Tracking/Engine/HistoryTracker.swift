@@ -9,7 +9,7 @@ import Synchronization
 /// current author's position from the other authors; run the observer hooks per transaction × entity × operation;
 /// run the merge hooks; merge into every subscriber in order; then save the position at the last transaction.
 /// A throwing hook or subscriber leaves the position, so the same transactions come again (at least once, never
-/// skipped). Then clean if ``HistoryTrackerConfiguration/cleanStrategy`` says so.
+/// skipped). Then clean if ``HistoryTrackerConfiguration/deletionSchedule`` says so.
 ///
 /// ```swift
 /// let tracker = try HistoryTracker(
@@ -30,7 +30,7 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
     private let loop = Mutex<Task<Void, Never>?>(nil)
 
     /// Creates a tracker, started at once when ``HistoryTrackerConfiguration/autoStart`` is set. `clock` measures
-    /// the interval of ``CleanStrategy/byDuration(_:)`` (a test passes a clock it advances).
+    /// the interval of ``HistoryDeletionSchedule/every(_:)`` (a test passes a clock it advances).
     ///
     /// - Throws: ``TrackerError`` when the configuration cannot work; ``StoreError/readOnlyStore(operation:)`` for a
     ///   read-only store, where no position can be saved.
@@ -103,7 +103,7 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
     }
 
     /// Delivers what is pending now, whether or not the tracker is running, and returns what the round did.
-    /// Rounds never overlap: this waits for a round in progress. Does not clean (see ``cleaner()``).
+    /// Rounds never overlap: this waits for a round in progress. Does not clean (see ``deleter()``).
     ///
     /// - Throws: what the fetch, a merge hook or a subscriber threw; the position then stays.
     @discardableResult
@@ -202,7 +202,7 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
     /// The position every required author, consumer and registered consumer has reached: what cleanup may
     /// delete. Nil while one of them has none.
     public func commonPosition() throws -> HistoryToken? {
-        try store.commonPosition(of: cleanupPolicy.requiredAuthors + store.registeredConsumers())
+        try store.commonPosition(of: deletionPolicy.requiredAuthors + store.registeredConsumers())
     }
 
     /// Sets the current author's position, after it resynchronised from the rows (for instance on an expired
@@ -216,12 +216,13 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
         engine.log.important("\(configuration.currentAuthor): position reset to \(token)")
     }
 
-    /// Who cleanup waits for and what it deletes: the configuration's policy, with every registered consumer.
-    public var cleanupPolicy: CleanupPolicy { engine.cleanupPolicy() }
+    /// Whose positions history deletion waits for and whose transactions it deletes: the configuration's policy,
+    /// with every registered consumer.
+    public var deletionPolicy: HistoryDeletionPolicy { engine.deletionPolicy() }
 
-    /// A cleaner for cleaning at a moment the app chooses (going to the background, say), exactly as
-    /// conservative as the automatic one: the same policy, the same atomic transaction.
-    public func cleaner() -> HistoryCleaner {
-        HistoryCleaner(store: store, policy: cleanupPolicy)
+    /// A deleter for deleting consumed history at a moment the app chooses (going to the background, say), exactly
+    /// as conservative as the scheduled one: the same policy, the same atomic transaction.
+    public func deleter() -> HistoryDeleter {
+        HistoryDeleter(store: store, policy: deletionPolicy)
     }
 }
