@@ -338,7 +338,7 @@ struct ConfigurationErrorTests {
 }
 
 /// The configuration file and a model built in Swift accept and refuse the same names: one set of identifier rules.
-@Suite("Identifier rules")
+@Suite("Identifier rules", .blockingWork)
 struct IdentifierRuleTests {
     static let names = ["Note", "_private", "n64" + String(repeating: "x", count: 61), "n65" + String(repeating: "x", count: 62),
                         "1abc", "bad-name", "café", "spotlite_notes", "SQLite_x", "rowid", "OID", "_rowid_", "_delete", "body"]
