@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 /// Read replicas through the spotlite binary and Xapian's replication tools: `index replicate serve` on 127.0.0.1
 /// and a free port, `index replicate follow` into a directory, `search --index` on the copy.
-@Suite("Read replicas (xapian-replicate)", .serialized)
+@Suite("Read replicas (xapian-replicate)", .serialized, .blockingWork)
 struct ReplicationTests {
     /// The master: the package configuration, five packages imported and indexed.
     private func master() throws -> CommandLineTool {
