@@ -51,6 +51,9 @@ public final class IndexSearcher: Sendable {
     ///   - store: when given, snippets are cut from the records' current text in the store, so text fields need
     ///     not be stored in the index.
     ///   - ranking: how matches are weighted and queries widened (default: the configuration's `[search]` table).
+    ///
+    /// - Throws: ``SearchError/invalidRanking(reason:)`` for ranking options out of range;
+    ///   ``SearchError/unknownField(_:reason:)`` when the configuration's fields cannot share one index.
     public init(configuration: SpotliteConfiguration, indexPath: String? = nil, store: SpotliteStore? = nil,
                 ranking: RankingOptions? = nil) throws {
         self.configuration = configuration
