@@ -26,7 +26,8 @@ final class ShardWriterSet {
             writers.append(try ShardWriter(
                 shard: shard, name: layout.shardName(shard),
                 open: { try layout.openWriter(shard, action: action, noSync: noSync, checkIdentity: checkIdentity) },
-                tagTerm: tagTerm, schema: schema, writeHook: writeHook, commitHook: commitHook))
+                tagTerm: tagTerm, recordsSpelling: layout.locations?[shard].isRemote != true, schema: schema,
+                writeHook: writeHook, commitHook: commitHook))
         }
         self.writers = writers
     }
