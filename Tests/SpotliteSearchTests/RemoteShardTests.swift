@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SpotliteTooling
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
@@ -61,7 +62,7 @@ final class RemoteShardSandbox {
     var map: ShardMap? { ShardMap.read(in: IndexDirectory(path: sandbox.indexPath)) }
 }
 
-@Suite("Remote shards over loopback", .serialized)
+@Suite("Remote shards over loopback", .serialized, .blockingWork)
 struct RemoteShardTests {
     @Test("3 shards on xapian-tcpsrv answer as one local index: same hits, order, weights and facets, after updates too")
     func remoteEqualsLocal() async throws {
