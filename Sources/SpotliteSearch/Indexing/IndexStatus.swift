@@ -27,6 +27,9 @@ public struct IndexStatus: Sendable, Hashable {
     public var updatedAt: Date?
 
     /// Reads the status without taking the writer lock: it works while an indexer runs.
+    ///
+    /// - Throws: ``SearchError/indexCorrupt(path:reason:)`` when the index cannot be read;
+    ///   ``SearchError/engine(_:outcome:)`` for other engine failures; SQLite's errors.
     public init(store: SpotliteStore, configuration: SpotliteConfiguration, indexPath: String? = nil) throws {
         let schema = try IndexSchema(configuration: configuration)
         index = indexPath ?? configuration.indexPath

@@ -132,6 +132,8 @@ public actor SpotliteIndexer {
 
     /// Builds a fresh index from the store's current rows beside the live one, switches to it atomically, then
     /// applies the history committed meanwhile.
+    ///
+    /// - Throws: the errors of ``update()``.
     @discardableResult
     public func rebuild(reason: String = "a rebuild was requested") throws -> IndexUpdateSummary {
         try SearchError.translatingEngineErrors { try withWriterLock { try performUpdate(forcedReason: reason) } }
@@ -140,6 +142,10 @@ public actor SpotliteIndexer {
     /// Removes the index, the indexer's position in the store and its registration as a consumer, so cleanup stops
     /// waiting for it at once.
     /// Refuses while live indexing runs: call ``stop()`` first, or the index would be rebuilt at once.
+    ///
+    /// - Throws: ``SearchError/indexingRunning`` while live indexing runs;
+    ///   ``SearchError/indexLocked(path:holderPID:)`` when another indexer holds the index;
+    ///   ``SearchError/cannotWrite(path:reason:)`` when the directory cannot be removed; SQLite's errors.
     public func deleteIndex() throws {
         guard liveTask == nil else { throw SearchError.indexingRunning }
         try withWriterLock {

@@ -19,6 +19,8 @@ public protocol IndexDocumentProvider: Sendable {
 
 extension IndexDocumentProvider {
     /// No record depends on another.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func recordsDepending(on entity: String, keys: [DatabaseValue], in db: Database) throws -> [IndexRecordID] {
         []
     }

@@ -3,8 +3,11 @@ import GRDB
 
 /// A stored field's value as returned with a hit: text or a number.
 public enum StoredValue: Sendable, Hashable, CustomStringConvertible, Codable {
+    /// Text.
     case text(String)
+    /// A whole number.
     case integer(Int64)
+    /// A floating-point number.
     case real(Double)
 
     init?(_ value: DatabaseValue) {

@@ -61,6 +61,9 @@ public final class IndexSearcher: Sendable {
     ///     not be stored in the index.
     ///   - ranking: how matches are weighted and queries widened (default: the configuration's `[search]` table).
     ///   - allowsPartialResults: answer from the reachable shards when some placed shards cannot be reached.
+    ///
+    /// - Throws: ``SearchError/invalidRanking(reason:)`` for ranking options out of range;
+    ///   ``SearchError/unknownField(_:reason:)`` when the configuration's fields cannot share one index.
     public init(configuration: SpotliteConfiguration, indexPath: String? = nil, store: SpotliteStore? = nil,
                 ranking: RankingOptions? = nil, allowsPartialResults: Bool = false) throws {
         self.configuration = configuration

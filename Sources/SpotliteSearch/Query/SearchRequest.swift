@@ -101,6 +101,8 @@ public struct SearchFilter: Sendable, Hashable {
     }
 
     /// Parses `FIELD:VALUE`.
+    ///
+    /// - Throws: ``SearchError/unknownField(_:reason:)`` when there is no `FIELD:` before the value.
     public init(parsing text: String) throws {
         guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
             throw SearchError.unknownField(text, reason: "a filter is FIELD:VALUE, e.g. section:utils")
@@ -112,6 +114,7 @@ public struct SearchFilter: Sendable, Hashable {
 
 /// The order of hits.
 public enum SearchSort: Sendable, Hashable {
+    /// Best matches first (BM25 weight).
     case relevance
     /// By a sortable number or date field.
     case field(String, ascending: Bool)

@@ -10,6 +10,8 @@ public protocol HistoryPositionHolder: Sendable {
 
 extension HistoryPositionHolder {
     /// The saved position in `store`; nil before one was saved (cleanup then waits for it).
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func position(in store: SpotliteStore) throws -> HistoryPosition? {
         try store.position(of: consumerName)
     }
@@ -79,6 +81,8 @@ extension HistoryConsumer {
 
 extension HistoryConsumer where Document == [String: DatabaseValue] {
     /// The record's row: every column by name; nil when the row no longer exists.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func document(for record: RecordID, in db: Database) throws -> [String: DatabaseValue]? {
         try RecordID.currentRow(of: record, in: db)
     }

@@ -70,6 +70,8 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     }
 
     /// The consumer's saved position.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public nonisolated func position() throws -> HistoryToken? {
         try store.position(of: consumer.consumerName)?.token
     }
@@ -116,6 +118,9 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
 
     /// Stops, then forgets the consumer in the store: its position and registration, so cleanup stops waiting for
     /// it. The next round starts over from ``startingPoint``.
+    ///
+    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    ///   `DatabaseError`).
     public func unregister() async throws {
         await stop()
         try store.unregisterConsumer(consumer.consumerName)
@@ -170,6 +175,8 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     /// Waits until the consumer's position reaches `token` (a token from
     /// ``SpotliteStore/writeReturningToken(author:context:_:)``, say): the write is applied. Someone must process
     /// meanwhile: live mode, or ``processPending()`` from another task.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled first; SQLite's errors.
     public func waitUntilProcessed(through token: HistoryToken) async throws {
         if let position = try position(), position >= token { return }
         await withCheckedContinuation { waiters.append((token, $0)) }

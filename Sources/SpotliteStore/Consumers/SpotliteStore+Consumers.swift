@@ -9,6 +9,9 @@ extension SpotliteStore {
     ///
     /// ``HistoryConsumerDriver`` and the search indexer register themselves; call this for a consumer that runs
     /// its own loop over ``fetchHistory(_:)``.
+    ///
+    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    ///   `DatabaseError`).
     public func registerConsumer(_ name: String, position: HistoryToken? = nil) throws {
         guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "register a history consumer") }
         try databasePool.write { db in
@@ -33,12 +36,17 @@ extension SpotliteStore {
     }
 
     /// Forgets the consumer `name`: its registration and its position, so cleanup stops waiting for it at once.
+    ///
+    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    ///   `DatabaseError`).
     public func unregisterConsumer(_ name: String) throws {
         guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "unregister a history consumer") }
         try databasePool.write { db in try ConsumerRegistry.unregister(name, in: db) }
     }
 
     /// The names of the registered consumers, sorted.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func registeredConsumers() throws -> [String] {
         try databasePool.read { db in try ConsumerRegistry.names(in: db) }
     }

@@ -17,6 +17,8 @@ public struct HistoryStatistics: Sendable, Hashable {
 
 extension SpotliteStore {
     /// Counts the history's transactions and changes and measures its size on disk.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func historyStatistics() throws -> HistoryStatistics {
         _ = try sealPendingChanges()
         return try databasePool.read { db in

@@ -1,8 +1,11 @@
 /// Which transactions to keep by author. `nil` in a set stands for writes by programs that do not use
 /// Spotlite (they have no author).
 public enum AuthorFilter: Sendable, Hashable {
+    /// Every author, and unattributed writes.
     case all
+    /// Only these authors (nil: unattributed writes).
     case including(Set<String?>)
+    /// Every author but these (nil: unattributed writes).
     case excluding(Set<String?>)
 
     /// The SQL condition on `column` and its arguments; nil when every author matches.

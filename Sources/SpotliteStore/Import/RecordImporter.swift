@@ -75,6 +75,9 @@ public struct RecordImporter: Sendable {
     }
 
     /// Imports the JSON Lines read from `handle` until its end.
+    ///
+    /// - Throws: ``ImportError`` for a malformed or too long line (naming it; the batches before it stay committed,
+    ///   nothing of its own batch is); ``StoreError/readOnlyStore(operation:)``; SQLite's errors.
     public func run(from handle: FileHandle, totalBytes: Int? = nil,
                     progress: (@Sendable (Progress) -> Void)? = nil) throws -> Summary {
         let columns = try store.read { db in try db.columns(in: entity.name).map(\.name) }
@@ -262,9 +265,13 @@ private enum JSONNumberKind {
 
 /// Errors of an import. Each names the line and what to fix.
 public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// The entity is not in the store's model; `known` lists those that are.
     case unknownEntity(String, known: [String])
+    /// A batch size below 1.
     case invalidBatchSize(Int)
+    /// The line (1-based) is not a JSON object the entity accepts; the text says why.
     case malformedLine(Int, String)
+    /// The input could not be read; the text says why.
     case unreadable(String)
     /// An empty author, or one of Spotlite's own.
     case invalidAuthor(String)

@@ -25,11 +25,15 @@ extension SpotliteStore {
 
     /// The model version the store records (see ``StagedMigrationManager``), read from the file, so it reflects
     /// migrations made by any process; nil for a store never opened with a migration manager.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func currentModelVersion() throws -> ModelVersionID? {
         try databasePool.read(MigrationLog.recordedVersion)
     }
 
     /// The store's migration log, oldest first.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func migrationLog() throws -> [MigrationRecord] {
         try databasePool.read(MigrationLog.records)
     }

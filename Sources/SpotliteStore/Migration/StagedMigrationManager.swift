@@ -30,6 +30,9 @@ public struct StagedMigrationManager: Sendable {
 
     /// Checks the stages: each starts where the previous one ends, no version repeats or changes its model, every
     /// model is valid and every schema change can be made.
+    ///
+    /// - Throws: ``MigrationError`` when there are no stages, when they do not chain from one version to the next,
+    ///   when a version repeats or changes its model, or when a model is not valid.
     public init(_ stages: [MigrationStage]) throws(MigrationError) {
         guard let first = stages.first else { throw .noStages }
         var versions = [first.currentVersion]
@@ -58,6 +61,8 @@ public struct StagedMigrationManager: Sendable {
 
     /// A manager for an app's first model version: stores are created at it and record it, so that later stages
     /// can start from it.
+    ///
+    /// - Throws: ``MigrationError`` when the version's model is not valid.
     public init(version: ModelVersion) throws(MigrationError) {
         try Self.validate(version)
         self.stages = []

@@ -1,8 +1,12 @@
 /// The storage type of an entity's attribute, mapped onto SQLite column types.
 public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Text (`TEXT` affinity).
     case text
+    /// Whole numbers (`INTEGER` affinity).
     case integer
+    /// Floating-point numbers (`REAL` affinity).
     case real
+    /// Bytes (`BLOB`), never kept in tombstones.
     case blob
     /// No declared type: SQLite keeps every value with the type it was written with.
     case any
@@ -32,7 +36,9 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
 
 /// The type of an entity's key column.
 public enum KeyType: String, Sendable, Hashable, CaseIterable, Codable {
+    /// A text key.
     case text
+    /// An integer key.
     case integer
 
     var attributeType: AttributeType {

@@ -36,6 +36,8 @@ public struct CaptureGap: Sendable, Hashable {
 
 extension SpotliteStore {
     /// The store's ``CaptureGap`` count and last reason, as recorded (without checking the triggers).
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func captureGap() throws -> CaptureGap {
         try read(CaptureGap.current)
     }
@@ -43,6 +45,8 @@ extension SpotliteStore {
     /// Checks that every tracked table has its capture triggers, re-creating them (and recording a ``CaptureGap``)
     /// when another program dropped them or rebuilt the table; returns the store's gap count and last reason.
     /// Cheap (a few rows of `sqlite_master`): run it before each pass over history. A read-only handle only reads.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     @discardableResult
     public func verifyCapture() throws -> CaptureGap {
         if options.readOnly { return try read(CaptureGap.current) }

@@ -4,12 +4,16 @@ import GRDB
 extension SpotliteStore {
     /// The token of the newest transaction: every change so far is at or before it.
     /// Seals pending foreign changes first (unless read-only), so they are counted.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func currentToken() throws -> HistoryToken? {
         try sealIfNeeded()
         return try databasePool.read(HistoryRecorder.currentToken)
     }
 
     /// The token of the oldest transaction still retained; nil when history is empty.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func oldestToken() throws -> HistoryToken? {
         try databasePool.read(HistoryRecorder.oldestToken)
     }
@@ -26,6 +30,9 @@ extension SpotliteStore {
     }
 
     /// The changes the request selects, oldest first; `limit` counts changes.
+    ///
+    /// - Throws: ``HistoryError`` when the request starts from deleted history or from a token this store never
+    ///   issued; SQLite's errors.
     public func fetchChanges(_ request: HistoryRequest) throws -> [HistoryChange] {
         let query = try HistoryQuery(request)
         try sealIfNeeded()
@@ -33,6 +40,9 @@ extension SpotliteStore {
     }
 
     /// How many transactions ``fetchHistory(_:)`` would return.
+    ///
+    /// - Throws: ``HistoryError`` when the request starts from deleted history or from a token this store never
+    ///   issued; SQLite's errors.
     public func countHistory(_ request: HistoryRequest) throws -> Int {
         let query = try HistoryQuery(request)
         try sealIfNeeded()
@@ -40,6 +50,9 @@ extension SpotliteStore {
     }
 
     /// How many changes ``fetchChanges(_:)`` would return.
+    ///
+    /// - Throws: ``HistoryError`` when the request starts from deleted history or from a token this store never
+    ///   issued; SQLite's errors.
     public func countChanges(_ request: HistoryRequest) throws -> Int {
         let query = try HistoryQuery(request)
         try sealIfNeeded()
@@ -48,6 +61,9 @@ extension SpotliteStore {
 
     /// Deletes the transactions the request selects, with their changes, and returns how many (with `dryRun`,
     /// only counts them). Consumers positioned before deleted history get an expiry error on their next fetch.
+    ///
+    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    ///   `DatabaseError`).
     @discardableResult
     public func deleteHistory(_ request: HistoryDeleteRequest, dryRun: Bool = false) throws -> Int {
         if dryRun {
@@ -66,6 +82,9 @@ extension SpotliteStore {
 
     /// Gives changes made by programs that do not use Spotlite an unattributed transaction now, and returns its
     /// token (nil when none were waiting). Spotlite also does this by itself before each write and fetch.
+    ///
+    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    ///   `DatabaseError`).
     @discardableResult
     public func sealPendingChanges() throws -> HistoryToken? {
         guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "seal pending changes") }
@@ -82,6 +101,8 @@ extension SpotliteStore {
     }
 
     /// Whether changes by other programs wait to be sealed into a transaction.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func hasPendingChanges() throws -> Bool {
         try databasePool.read(HistoryRecorder.hasPendingChanges)
     }

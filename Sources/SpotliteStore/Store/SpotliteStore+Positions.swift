@@ -3,6 +3,8 @@ import GRDB
 
 extension SpotliteStore {
     /// The position saved for `author`, or nil.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func position(of author: String) throws -> HistoryPosition? {
         try databasePool.read { db in try PositionTable.position(of: author, in: db) }
     }
@@ -22,18 +24,25 @@ extension SpotliteStore {
     }
 
     /// Forgets the position of `author`.
+    ///
+    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    ///   `DatabaseError`).
     public func removePosition(for author: String) throws {
         guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "remove a position") }
         try databasePool.write { db in try PositionTable.remove(for: author, in: db) }
     }
 
     /// Every saved position, by author name.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func positions() throws -> [HistoryPosition] {
         try databasePool.read { db in try PositionTable.all(in: db) }
     }
 
     /// The smallest position of `authors`: the history all of them have processed. Nil when `authors` is
     /// empty or one of them has no position yet.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func commonPosition(of authors: [String]) throws -> HistoryToken? {
         try databasePool.read { db in try PositionTable.commonPosition(of: authors, in: db) }
     }

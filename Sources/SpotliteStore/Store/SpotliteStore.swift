@@ -111,6 +111,9 @@ public final class SpotliteStore: Sendable {
     ///
     /// To know which token the write committed (to wait until a consumer or the index has applied it), use
     /// ``writeReturningToken(author:context:_:)``.
+    ///
+    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; what `body` throws (the transaction
+    ///   is rolled back and records nothing); SQLite's errors.
     public func write<T>(author: String?, context: String? = nil, _ body: (Database) throws -> T) throws -> T {
         try writeReturningToken(author: author, context: context, body).value
     }
@@ -123,6 +126,9 @@ public final class SpotliteStore: Sendable {
     /// let token = try store.writeReturningToken(author: "app") { db in try db.execute(sql: "…") }.token
     /// if let token { try await indexer.waitUntilIndexed(through: token) }
     /// ```
+    ///
+    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; what `body` throws (the transaction
+    ///   is rolled back and records nothing); SQLite's errors.
     @discardableResult
     public func writeReturningToken<T>(author: String?, context: String? = nil, _ body: (Database) throws -> T)
         throws -> (value: T, token: HistoryToken?)
@@ -148,11 +154,15 @@ public final class SpotliteStore: Sendable {
     }
 
     /// Runs `body` in one write transaction recorded as one history transaction of `context`.
+    ///
+    /// - Throws: the errors of ``write(author:context:_:)``.
     public func write<T>(in context: WriteContext, _ body: (Database) throws -> T) throws -> T {
         try write(author: context.transactionAuthor, context: context.name, body)
     }
 
     /// Runs `body` on a read-only snapshot of the store.
+    ///
+    /// - Throws: what `body` throws; SQLite's errors.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try databasePool.read(body)
     }

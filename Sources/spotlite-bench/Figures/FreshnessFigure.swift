@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteTooling
 import Spotlite
 import Synchronization
 
@@ -163,16 +164,17 @@ enum FreshnessFigure {
         }
         searcherThread.start()
 
-        let child = ChildProcess(executable: ChildProcess.currentExecutable, arguments: [
+        let writerArguments = [
             "child-writer", "--config", context.configurationPath, "--store", context.storePath, "--entity", entity,
             "--field", field, "--count", String(writes), "--interval-ms",
             String(context.settings.freshnessIntervalMilliseconds), "--tag", tag,
-        ])
-        let running = try child.start()
+        ]
+        // The child runs while this task keeps the indexer going: wait for it on a thread of its own.
         let outcome = try await withCheckedThrowingContinuation { continuation in
             Thread {
                 do {
-                    continuation.resume(returning: try running.wait(output: running.output.readDataToEndOfFile()))
+                    continuation.resume(returning: try ChildProcess.run(executable: ChildProcess.currentExecutable,
+                                                                        arguments: writerArguments))
                 } catch {
                     continuation.resume(throwing: error)
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteTooling
 import Spotlite
 
 /// A scratch directory for one suite run: its configuration, store, index and the output of every child process.
@@ -126,7 +127,7 @@ final class Workspace {
         let termination = child.wait(timeout: timeout)
         let run = Run(termination: termination, stdout: child.stdout, stderr: child.stderr)
         try? FileManager.default.removeItem(atPath: child.stdoutPath)
-        try? FileManager.default.removeItem(atPath: child.stderrPath)
+        if let stderrPath = child.stderrPath { try? FileManager.default.removeItem(atPath: stderrPath) }
         return run
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteTooling
 
 /// A plain SQL writer: the `sqlite3` shell, which knows nothing of Spotlite, running its ``WriteScript`` in chunks of
 /// transactions. A chunk that stops on "database is locked" is run again from the first transaction that did not
@@ -49,7 +50,7 @@ final class ShellWriter {
                 }
             }
             try? FileManager.default.removeItem(atPath: running.stdoutPath)
-            try? FileManager.default.removeItem(atPath: running.stderrPath)
+            if let stderrPath = running.stderrPath { try? FileManager.default.removeItem(atPath: stderrPath) }
             try? FileManager.default.removeItem(atPath: scriptPath)
             child = nil
         }

@@ -18,6 +18,8 @@ public struct AnyHistorySubscriber: HistorySubscriber {
     }
 
     /// Runs the closure.
+    ///
+    /// - Throws: whatever the closure given to ``init(_:)`` throws.
     public func merge(_ transactions: [HistoryTransaction]) async throws {
         try await body(transactions)
     }

@@ -195,18 +195,25 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
     // MARK: - Positions and cleanup
 
     /// The current author's saved position; nil before its first delivery.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func position() throws -> HistoryPosition? {
         try store.position(of: configuration.positionKey)
     }
 
     /// The position every required author, consumer and registered consumer has reached: what cleanup may
     /// delete. Nil while one of them has none.
+    ///
+    /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
     public func commonPosition() throws -> HistoryToken? {
         try store.commonPosition(of: deletionPolicy.requiredAuthors + store.registeredConsumers())
     }
 
     /// Sets the current author's position, after it resynchronised from the rows (for instance on an expired
     /// position); nil takes the store's current token. Delivery continues after it.
+    ///
+    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    ///   `DatabaseError`).
     public func resetPosition(to token: HistoryToken? = nil) throws {
         guard let token = try token ?? store.currentToken() else {
             try store.removePosition(for: configuration.positionKey)
