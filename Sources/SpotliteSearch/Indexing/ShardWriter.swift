@@ -26,8 +26,8 @@ final class ShardWriter: @unchecked Sendable {
 
     let shard: Int
     let path: String
-    /// The token this shard committed last (read at open, then updated by each commit).
-    private(set) var committedToken: Int64 = 0
+    /// What this shard committed last (read at open, then updated by each commit).
+    private(set) var committedCheckpoint = IndexCheckpoint(token: nil)
     private let queue: DispatchQueue
     private let pending = DispatchSemaphore(value: ShardWriter.maximumQueuedBatches)
     private var writer: XapianWritableDatabase?
@@ -51,7 +51,7 @@ final class ShardWriter: @unchecked Sendable {
             let writer = try XapianWritableDatabase(path: path, action: action, noSync: noSync)
             builder = try DocumentBuilder(schema: schema, spellingDatabase: writer)
             let metadata = try IndexMetadata(reading: writer.metadata(forKey:))
-            committedToken = metadata.token?.rawValue ?? 0
+            committedCheckpoint = metadata.checkpoint
             self.writer = writer
         }
     }
@@ -117,15 +117,15 @@ final class ShardWriter: @unchecked Sendable {
         }
     }
 
-    /// Queues setting `metadata` and committing: the documents written since the last commit and the metadata
-    /// (the shard's token among it) become durable together.
-    func commit(metadata: [(key: String, value: String)], token: Int64) {
-        let metadata = metadata.map { [$0.key, $0.value] }
+    /// Queues setting `metadata` and `checkpoint`, and committing: the documents written since the last commit and
+    /// the metadata (the shard's checkpoint among it) become durable together.
+    func commit(metadata: [(key: String, value: String)], checkpoint: IndexCheckpoint) {
+        let metadata = (metadata + IndexMetadata.entries(for: checkpoint)).map { [$0.key, $0.value] }
         submit { [self] context in
             for pair in metadata { try context.writer.setMetadata(pair[1], forKey: pair[0]) }
             try context.writer.commit()
-            committedToken = token
-            commitHook?(shard, token)
+            committedCheckpoint = checkpoint
+            commitHook?(shard, checkpoint.token?.rawValue ?? 0)
         }
     }
 

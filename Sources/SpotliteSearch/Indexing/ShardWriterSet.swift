@@ -25,10 +25,9 @@ final class ShardWriterSet {
         self.writers = writers
     }
 
-    /// The smallest token any shard committed: every shard reflects the history up to it.
-    var committedToken: HistoryToken? {
-        let token = writers.map(\.committedToken).min() ?? 0
-        return token > 0 ? HistoryToken(rawValue: token) : nil
+    /// The smallest checkpoint any shard committed: every shard reflects the history up to it.
+    var committedCheckpoint: IndexCheckpoint {
+        writers.map(\.committedCheckpoint).min() ?? IndexCheckpoint(token: nil)
     }
 
     /// The writer of the shard holding the document with `idTerm`.
@@ -36,12 +35,13 @@ final class ShardWriterSet {
         writers[ShardLayout.shard(of: idTerm, among: writers.count)]
     }
 
-    /// Sets `metadata` in every shard, with the shard's number, and commits every shard, in parallel. Throws the
-    /// first failure of any shard (the others may have committed: their tokens are ahead, which is harmless).
-    func commit(metadata: [(key: String, value: String)], token: HistoryToken?) throws {
+    /// Sets `metadata` and `checkpoint` in every shard, with the shard's number, and commits every shard, in
+    /// parallel. Throws the first failure of any shard (the others may have committed: their checkpoints are ahead,
+    /// which is harmless).
+    func commit(metadata: [(key: String, value: String)], checkpoint: IndexCheckpoint) throws {
         for writer in writers {
             let shardEntry = (key: IndexMetadata.shardKey, value: "\(writer.shard)/\(writers.count)")
-            writer.commit(metadata: metadata + [shardEntry], token: token?.rawValue ?? 0)
+            writer.commit(metadata: metadata + [shardEntry], checkpoint: checkpoint)
         }
         try wait()
     }

@@ -5,8 +5,6 @@ import SpotliteStore
 extension SpotliteIndexer {
     /// How many times a batch that Xapian failed to write is replayed before the update gives up.
     static let maximumReplays = 3
-    /// History transactions read at a time.
-    static let transactionsPerPage = 100
 
     /// Applies the history after the live index's token, replaying from the last committed token when Xapian loses
     /// a batch: a failed write discards every change since the last commit, metadata included, so the token in
@@ -42,6 +40,11 @@ extension SpotliteIndexer {
         var changes = 0
     }
 
+    /// Reads the history after the index's checkpoint a page of at most `batch_size` changes at a time, so that a
+    /// transaction of any size is applied in bounded memory: a transaction bigger than a page is read, applied and
+    /// committed in pieces, each commit recording how far into the transaction it got (``IndexCheckpoint``). A crash
+    /// resumes after the last piece every shard committed; a piece replayed by a shard that had committed it
+    /// already is harmless, since each change rewrites a document from the record's current row (or deletes it).
     private func applyHistory(to layout: ShardLayout, into summary: inout IndexUpdateSummary) throws {
         let writer: ShardWriterSet
         do {
@@ -53,22 +56,18 @@ extension SpotliteIndexer {
         defer { try? writer.close() }
 
         // Shards commit in parallel, so a crash can leave some ahead: replay from the one furthest behind.
-        let committed = writer.committedToken
-        var lastComplete = committed
-        if summary.token == nil { summary.token = committed }
+        var committed = writer.committedCheckpoint
+        if summary.token == nil { summary.token = committed.token }
         let batchSize = max(1, configuration.indexer.batchSize)
-        // Transactions are read a page at a time, so that big transactions (an import commits thousands of rows in
-        // one) never pile up in memory; commits follow the batch size, not the pages.
-        let pageSize = min(batchSize, Self.transactionsPerPage)
         // By id term, byte for byte: keys differing only in Unicode normalisation are different rows.
         var pending: [ExactText: PendingChange] = [:]
         var order: [ExactText] = []
         var tally = Tally()
+        var cursor = committed.cursor
         while true {
-            let transactions = try store.fetchHistory(HistoryRequest.after(lastComplete).limit(pageSize))
-            if transactions.isEmpty { break }
-            for transaction in transactions {
-                for (position, change) in transaction.changes.enumerated() {
+            let page = try store.fetchHistory(after: cursor, maximumChanges: batchSize)
+            for transaction in page.transactions {
+                for change in transaction.changes {
                     guard let entity = schema.entities[change.entity] else { continue }
                     if change.changeType == .update, provider == nil, let columns = change.updatedColumns,
                        entity.relevantColumns.isDisjoint(with: columns) {
@@ -77,35 +76,30 @@ extension SpotliteIndexer {
                     let id = ExactText(DocumentIdentity.term(entity: change.entity, key: change.key))
                     if pending[id] == nil { order.append(id) }
                     pending[id] = PendingChange(entity: change.entity, key: change.key, delete: change.changeType == .delete)
-                    if pending.count >= batchSize, position < transaction.changes.count - 1 {
-                        // A huge transaction is committed in pieces under the token before it; replaying a partly
-                        // applied transaction is harmless since documents are rebuilt from the current rows.
-                        try flush(&pending, order: &order, writer: writer, token: lastComplete,
-                                  tally: &tally, into: &summary)
-                        if isStopRequested { return }
-                    }
                 }
-                tally.transactions += 1
                 tally.changes += transaction.changes.count
-                lastComplete = transaction.token
-                if pending.count >= batchSize {
-                    try flush(&pending, order: &order, writer: writer, token: lastComplete,
-                              tally: &tally, into: &summary)
-                    // Stopping: what is committed is exact; the rest is applied by the next update.
-                    if isStopRequested { return }
-                }
             }
-        }
-        if lastComplete != committed || !pending.isEmpty || tally.transactions > 0 {
-            try flush(&pending, order: &order, writer: writer, token: lastComplete, tally: &tally,
-                      into: &summary)
+            // Each transaction completes once: on the page holding its last change.
+            tally.transactions += page.transactions.count - (page.lastTransactionIsPartial ? 1 : 0)
+            let reached = IndexCheckpoint(page.next)
+            let isLast = page.isComplete || page.next == cursor
+            cursor = page.next
+            // Pages hold at most a batch of changes, so what waits for a commit stays under two batches.
+            if pending.count >= batchSize || (isLast && (reached != committed || !pending.isEmpty)) {
+                try flush(&pending, order: &order, writer: writer, checkpoint: reached, tally: &tally,
+                          into: &summary)
+                committed = reached
+                // Stopping: what is committed is exact; the rest is applied by the next update.
+                if isStopRequested { return }
+            }
+            if isLast { break }
         }
     }
 
-    /// Writes the pending documents and commits them with `token` in the metadata, then advances the indexer's
-    /// position in the store to it.
+    /// Writes the pending documents and commits them with `checkpoint` in the metadata, then advances the indexer's
+    /// position in the store to the last transaction every shard has committed whole.
     private func flush(_ pending: inout [ExactText: PendingChange], order: inout [ExactText], writer: ShardWriterSet,
-                       token: HistoryToken?, tally: inout Tally,
+                       checkpoint: IndexCheckpoint, tally: inout Tally,
                        into summary: inout IndexUpdateSummary) throws {
         var changes = order.compactMap { pending[$0] }
         pending.removeAll(keepingCapacity: true)
@@ -132,10 +126,12 @@ extension SpotliteIndexer {
         }
         batcher.flush()
         for (shard, terms) in deletions.enumerated() { writer.writers[shard].delete(terms) }
-        // Every shard commits the token, even one this batch did not touch: the index's token is the smallest.
-        try writer.commit(metadata: [(IndexMetadata.tokenKey, IndexMetadata.tokenText(token)),
-                                     (IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970))],
-                          token: token)
+        // Every shard commits the checkpoint, even one this batch did not touch: the index's is the smallest.
+        let before = writer.committedCheckpoint.token
+        try writer.commit(metadata: [(IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970))],
+                          checkpoint: checkpoint)
+        // Every shard has committed through here: only whole transactions become the position cleanup respects.
+        let token = writer.committedCheckpoint.token
         // Only now is it true. The tally holds the transactions completed since the last commit: those up to `token`.
         summary.indexed += indexed
         summary.deleted += deleted
@@ -143,7 +139,8 @@ extension SpotliteIndexer {
         summary.changes += tally.changes
         tally = Tally()
         summary.token = token
-        advancePosition(to: token)
+        // Pieces of one big transaction do not move the position: no store write for each of them.
+        if token != before { advancePosition(to: token) }
         postCommit(token: token, summary: summary)
     }
 }

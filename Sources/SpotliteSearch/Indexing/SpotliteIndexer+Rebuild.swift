@@ -117,7 +117,6 @@ extension SpotliteIndexer {
             do {
                 (token, indexed) = try indexSnapshot(into: writers)
                 var metadata: [(key: String, value: String)] = [
-                    (IndexMetadata.tokenKey, IndexMetadata.tokenText(token)),
                     (IndexMetadata.storeIDKey, store.storeID),
                     (IndexMetadata.fingerprintKey, schema.fingerprint),
                     (IndexMetadata.descriptionKey, configuration.indexDescription),
@@ -126,7 +125,7 @@ extension SpotliteIndexer {
                 ]
                 if let modelVersion { metadata.append((IndexMetadata.modelVersionKey, modelVersion.description)) }
                 metadata.append((IndexMetadata.captureGapKey, String(captureGap)))
-                try writers.commit(metadata: metadata, token: token)
+                try writers.commit(metadata: metadata, checkpoint: IndexCheckpoint(token: token))
             } catch {
                 try? writers.close()
                 throw error
