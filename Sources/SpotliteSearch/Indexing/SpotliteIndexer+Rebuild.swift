@@ -72,6 +72,7 @@ extension SpotliteIndexer {
 
     /// Why applying the pending history would cost more than a rebuild, or nil.
     private func largeBacklogReason(layout: ShardLayout) throws -> String? {
+        guard let share = backlogRebuildShare else { return nil }
         let documents = try XapianDatabase(path: layout.generationPath).documentCount()
         guard documents >= Self.rebuildShareMinimumDocuments else { return nil }
         let pending: Int
@@ -81,8 +82,8 @@ extension SpotliteIndexer {
         } catch is HistoryError {
             return nil  // history purged past the index: the update finds out and says so
         }
-        guard Double(pending) > Self.rebuildShare * Double(documents) else { return nil }
-        return "\(pending) pending inserts and updates touch more than \(Int(Self.rebuildShare * 100))% of the \(documents) documents: a rebuild is faster than applying them one by one"
+        guard Double(pending) > share * Double(documents) else { return nil }
+        return "\(pending) pending inserts and updates touch more than \(Int(share * 100))% of the \(documents) documents: a rebuild is faster than applying them one by one"
     }
 
     /// How many shards to build: the configured count, else the existing index's, else one per core up to four.
