@@ -66,7 +66,7 @@ extension SpotliteIndexer {
     /// 63,666-record corpus, applying an UPDATE of every row took 1.06× a rebuild, and applying costs in proportion to
     /// the changes, so past about nine tenths a rebuild is as fast; three quarters leaves a margin for rows changed
     /// twice (changes, not distinct records, are counted). Deletes do not count: removing a document costs little.
-    static let rebuildShare = 0.75
+    package static let rebuildShare = 0.75
     /// Below this many documents a rebuild saves too little to be worth a second code path.
     static let rebuildShareMinimumDocuments = 1000
 

@@ -16,7 +16,7 @@ enum LargeUpdateFigure {
     }
 
     struct Result: FigureResult {
-        var rows: Int
+        var records: Int
         var rebuild: Run
         var update: Run
         var incremental: Run
@@ -30,9 +30,9 @@ enum LargeUpdateFigure {
 
         var rows: [TableRow] {
             [
-                TableRow("3 large update", "rebuild of \(rows) docs (child process, 1 run)",
+                TableRow("3 large update", "rebuild of \(records) docs (child process, 1 run)",
                          "\(Format.seconds(rebuild.seconds)), peak RSS \(Format.bytes(rebuild.peakResidentBytes))"),
-                TableRow("3 large update", "one UPDATE of all \(rows) rows, then `index update`\(update.rebuilt ? " (rebuilt: past 75% of the documents)" : "")",
+                TableRow("3 large update", "one UPDATE of all \(records) rows, then `index update`\(update.rebuilt ? " (rebuilt: past 75% of the documents)" : "")",
                          "\(Format.seconds(update.seconds)) = \(Format.ratio(updateRatio)) the rebuild",
                          target: "≤ 1.00× the rebuild", met: updateRatio <= 1.0),
                 TableRow("3 large update", "the same UPDATE applied change by change (rule off)",
@@ -72,7 +72,7 @@ enum LargeUpdateFigure {
         }
         Progress.note(String(format: "large update: the same UPDATE applied change by change in %.2f s", incremental.seconds))
         return Result(
-            rows: rows,
+            records: rows,
             rebuild: Run(seconds: rebuild.seconds, changes: 0, rebuilt: true, peakResidentBytes: rebuild.peakResidentBytes),
             update: Run(seconds: update.seconds, changes: update.changes, rebuilt: update.rebuilt,
                         peakResidentBytes: update.peakResidentBytes),

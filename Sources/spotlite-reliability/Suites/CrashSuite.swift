@@ -237,14 +237,15 @@ struct CrashSuite {
         _ = try runToCompletion(child)
     }
 
-    /// Brings the index up to date, then updates a third of the rows in one transaction with the `sqlite3` shell
+    /// Brings the index up to date, then updates half of the initial records (which no writer deletes, so the
+    /// transaction's size, and with it the trial, follows from the seed) in one transaction with the `sqlite3` shell
     /// (each row's `rev` moves with it); returns how many rows it changed.
     private mutating func writeLargeTransaction(trial: Int) throws -> Int {
         let update = try workspace.runSpotlite(["index", "update", "--json"])
         guard update.succeeded else { throw HarnessError("the update before the large transaction failed: \(update.errorLine)") }
         let store = try SpotliteStore(path: configuration.storePath, model: configuration.storeModel,
                                       options: StoreOptions(readOnly: true))
-        let selection = "rowid % 3 = \(trial % 3)"
+        let selection = "id LIKE 'r-%' AND CAST(substr(id, 3) AS INTEGER) % 2 = \(trial % 2)"
         let rows = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM Item WHERE \(selection)") ?? 0 }
         let written = try workspace.sqlite("UPDATE Item SET body = coalesce(body, '') || ' large\(trial)', rev = rev + 1 WHERE \(selection);\n")
         guard written.succeeded else { throw HarnessError("the large transaction failed: \(written.errorLine)") }
