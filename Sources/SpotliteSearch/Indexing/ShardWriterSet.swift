@@ -39,11 +39,16 @@ final class ShardWriterSet {
     /// parallel. Throws the first failure of any shard (the others may have committed: their checkpoints are ahead,
     /// which is harmless).
     func commit(metadata: [(key: String, value: String)], checkpoint: IndexCheckpoint) throws {
+        submitCommit(metadata: metadata, checkpoint: checkpoint)
+        try wait()
+    }
+
+    /// Queues the commit of ``commit(metadata:checkpoint:)`` in every shard without waiting for it (``wait()`` does).
+    func submitCommit(metadata: [(key: String, value: String)], checkpoint: IndexCheckpoint) {
         for writer in writers {
             let shardEntry = (key: IndexMetadata.shardKey, value: "\(writer.shard)/\(writers.count)")
             writer.commit(metadata: metadata + [shardEntry], checkpoint: checkpoint)
         }
-        try wait()
     }
 
     /// Throws the first failure when a shard failed already (waiting for the shards only then).

@@ -40,11 +40,23 @@ extension SpotliteIndexer {
         var changes = 0
     }
 
+    /// A commit handed to the shards, not yet known to have succeeded, and what it makes true once it has.
+    private struct InFlightCommit {
+        var checkpoint: IndexCheckpoint
+        var tally: Tally
+        var indexed: Int
+        var deleted: Int
+    }
+
     /// Reads the history after the index's checkpoint a page of at most `batch_size` changes at a time, so that a
     /// transaction of any size is applied in bounded memory: a transaction bigger than a page is read, applied and
     /// committed in pieces, each commit recording how far into the transaction it got (``IndexCheckpoint``). A crash
     /// resumes after the last piece every shard committed; a piece replayed by a shard that had committed it
     /// already is harmless, since each change rewrites a document from the record's current row (or deletes it).
+    ///
+    /// The shards write and commit a batch on their own threads while this one reads the next batch's history and
+    /// rows: a commit is announced (summary, position, ``indexUpdates()``) once every shard has made it, just
+    /// before the next batch is handed over, or at the end.
     private func applyHistory(to layout: ShardLayout, into summary: inout IndexUpdateSummary) throws {
         let writer: ShardWriterSet
         do {
@@ -57,12 +69,14 @@ extension SpotliteIndexer {
 
         // Shards commit in parallel, so a crash can leave some ahead: replay from the one furthest behind.
         var committed = writer.committedCheckpoint
+        var announcedToken = committed.token
         if summary.token == nil { summary.token = committed.token }
         let batchSize = max(1, configuration.indexer.batchSize)
         // By id term, byte for byte: keys differing only in Unicode normalisation are different rows.
         var pending: [ExactText: PendingChange] = [:]
         var order: [ExactText] = []
         var tally = Tally()
+        var inFlight: InFlightCommit?
         var cursor = committed.cursor
         while true {
             let page = try store.fetchHistory(after: cursor, maximumChanges: batchSize)
@@ -87,20 +101,21 @@ extension SpotliteIndexer {
             // Pages hold at most a batch of changes, so what waits for a commit stays under two batches.
             if pending.count >= batchSize || (isLast && (reached != committed || !pending.isEmpty)) {
                 try flush(&pending, order: &order, writer: writer, checkpoint: reached, tally: &tally,
-                          into: &summary)
+                          inFlight: &inFlight, announcedToken: &announcedToken, into: &summary)
                 committed = reached
                 // Stopping: what is committed is exact; the rest is applied by the next update.
-                if isStopRequested { return }
+                if isStopRequested { break }
             }
             if isLast { break }
         }
+        try announce(&inFlight, writer: writer, announcedToken: &announcedToken, into: &summary)
     }
 
-    /// Writes the pending documents and commits them with `checkpoint` in the metadata, then advances the indexer's
-    /// position in the store to the last transaction every shard has committed whole.
+    /// Reads the pending records' rows, then (once the commit in flight is announced) hands their documents to the
+    /// shards with a commit of `checkpoint`, which becomes the commit in flight.
     private func flush(_ pending: inout [ExactText: PendingChange], order: inout [ExactText], writer: ShardWriterSet,
-                       checkpoint: IndexCheckpoint, tally: inout Tally,
-                       into summary: inout IndexUpdateSummary) throws {
+                       checkpoint: IndexCheckpoint, tally: inout Tally, inFlight: inout InFlightCommit?,
+                       announcedToken: inout HistoryToken?, into summary: inout IndexUpdateSummary) throws {
         var changes = order.compactMap { pending[$0] }
         pending.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
@@ -111,6 +126,7 @@ extension SpotliteIndexer {
             return (try reader.attributeSets(for: upserts, in: db), dependents)
         }
         changes += dependents.map { PendingChange(entity: $0.entity, key: $0.key, delete: false) }
+        try announce(&inFlight, writer: writer, announcedToken: &announcedToken, into: &summary)
         var indexed = 0, deleted = 0
         var batcher = ShardBatcher(writers: writer, fresh: false)
         var deletions = Array(repeating: [String](), count: writer.writers.count)
@@ -127,20 +143,30 @@ extension SpotliteIndexer {
         batcher.flush()
         for (shard, terms) in deletions.enumerated() { writer.writers[shard].delete(terms) }
         // Every shard commits the checkpoint, even one this batch did not touch: the index's is the smallest.
-        let before = writer.committedCheckpoint.token
-        try writer.commit(metadata: [(IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970))],
-                          checkpoint: checkpoint)
-        // Every shard has committed through here: only whole transactions become the position cleanup respects.
-        let token = writer.committedCheckpoint.token
-        // Only now is it true. The tally holds the transactions completed since the last commit: those up to `token`.
-        summary.indexed += indexed
-        summary.deleted += deleted
-        summary.transactions += tally.transactions
-        summary.changes += tally.changes
+        writer.submitCommit(metadata: [(IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970))],
+                            checkpoint: checkpoint)
+        inFlight = InFlightCommit(checkpoint: checkpoint, tally: tally, indexed: indexed, deleted: deleted)
         tally = Tally()
+    }
+
+    /// Waits until every shard has made the commit in flight (throwing the first shard's failure), then makes it
+    /// known: the summary, the indexer's position in the store (whole transactions only: what every shard has
+    /// committed), and ``indexUpdates()``.
+    private func announce(_ inFlight: inout InFlightCommit?, writer: ShardWriterSet, announcedToken: inout HistoryToken?,
+                          into summary: inout IndexUpdateSummary) throws {
+        guard let commit = inFlight else { return }
+        try writer.wait()
+        inFlight = nil
+        let token = writer.committedCheckpoint.token
+        // Only now is it true. The tally holds the transactions completed before the commit's checkpoint.
+        summary.indexed += commit.indexed
+        summary.deleted += commit.deleted
+        summary.transactions += commit.tally.transactions
+        summary.changes += commit.tally.changes
         summary.token = token
         // Pieces of one big transaction do not move the position: no store write for each of them.
-        if token != before { advancePosition(to: token) }
+        if token != announcedToken { advancePosition(to: token) }
+        announcedToken = token
         postCommit(token: token, summary: summary)
     }
 }

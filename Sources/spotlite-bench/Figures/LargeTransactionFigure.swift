@@ -60,7 +60,7 @@ enum LargeTransactionFigure {
                 try db.inTransaction {
                     for number in index..<min(total, index + 10_000) {
                         let record = derivation.record(number)
-                        try insert.execute(arguments: StatementArguments(columns.map { record[$0] }))
+                        try insert.execute(arguments: StatementArguments(columns.map { record[$0]?.databaseValue ?? .null }))
                     }
                     return .commit
                 }
