@@ -95,7 +95,7 @@ struct ConfigurationValidator {
         if let maximum = history.maximumDuration, !Self.isValidDuration(maximum) {
             throw error(at: path.appending("maximum_duration"), .invalidValue, "expected \(Expectation.duration); found \(maximum)")
         }
-        switch history.clean {
+        switch history.deletionSchedule {
         case .none:
             break
         case let .every(interval) where !Self.isValidDuration(interval):
