@@ -16,6 +16,8 @@ struct ChildUpdate: AsyncParsableCommand {
 
     struct Report: Codable {
         var seconds: Double
+        /// CPU time of the update (user + system, every thread).
+        var cpuSeconds: Double
         var changes: Int
         var indexed: Int
         var rebuilt: Bool
@@ -33,8 +35,9 @@ struct ChildUpdate: AsyncParsableCommand {
         let spotliteStore = try SpotliteStore(path: store, model: configuration.storeModel)
         let indexer = try SpotliteIndexer(store: spotliteStore, configuration: configuration, indexPath: index)
         if incremental { await indexer.setBacklogRebuildShare(nil) }
+        let cpuBefore = ProcessResources.cpuSeconds()
         let summary = try await indexer.update()
-        let report = Report(seconds: summary.seconds, changes: summary.changes, indexed: summary.indexed,
+        let report = Report(seconds: summary.seconds, cpuSeconds: ProcessResources.cpuSeconds() - cpuBefore, changes: summary.changes, indexed: summary.indexed,
                             rebuilt: summary.rebuilt, peakResidentBytes: ProcessResources.peakResidentBytes())
         FileHandle.standardOutput.write(try JSONEncoder().encode(report) + Data("\n".utf8))
     }
