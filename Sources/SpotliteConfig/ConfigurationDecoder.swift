@@ -169,7 +169,7 @@ struct ConfigurationDecoder {
 
     private func decodeEntity(named name: String, in entities: Table) throws(ConfigurationError) -> EntityConfiguration {
         // The name is checked first: everything else about an entity with a hostile name is beside the point.
-        if let problem = IdentifierRules.problemWithEntityName(name) {
+        if let problem = Identifier.problemWithEntityName(name) {
             throw error(at: entities.path.appending(name), .invalidValue, problem)
         }
         guard let entity = try table(entities, name, expected: Expectation.entity) else {
@@ -193,7 +193,7 @@ struct ConfigurationDecoder {
     }
 
     private func decodeField(named name: String, in fields: Table) throws(ConfigurationError) -> FieldConfiguration {
-        if let problem = IdentifierRules.problemWithColumnName(name) {
+        if let problem = Identifier.problemWithColumnName(name) {
             throw error(at: fields.path.appending(name), .invalidValue, problem)
         }
         guard let field = try table(fields, name, expected: Expectation.field) else {

@@ -14,6 +14,9 @@ public struct HistoryDeletionPolicy: Sendable, Hashable {
     /// an expired-token error and resynchronises. Nil: never.
     public var maximumDuration: TimeInterval?
 
+    /// A policy waiting for `requiredAuthors`, deleting `listedAuthors`' transactions (default: the required
+    /// authors), and unlisted authors' too when `deletesUnlistedAuthors`; `maximumDuration` in seconds (default
+    /// seven days, nil: wait forever).
     public init(requiredAuthors: [String], listedAuthors: [String]? = nil, deletesUnlistedAuthors: Bool = false,
                 maximumDuration: TimeInterval? = 7 * 86_400) {
         self.requiredAuthors = requiredAuthors

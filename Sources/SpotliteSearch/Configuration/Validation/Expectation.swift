@@ -1,3 +1,5 @@
+import SpotliteStore
+
 /// The "expected ..." half of every error message, kept in one place so that the loader's type errors and the
 /// validator's value errors describe each key the same way.
 package enum Expectation {
@@ -30,7 +32,7 @@ package enum Expectation {
     package static let prefix = "lowercase letters a-z, e.g. \"name\""
     package static let separator = "a non-empty string, e.g. \" \""
     package static let identifier =
-        "an identifier of at most \(IdentifierRules.maximumLength) characters: a letter or _ followed by letters, digits or _"
+        "an identifier of at most \(Identifier.maximumLength) characters: a letter or _ followed by letters, digits or _"
 
     package static var fieldType: String {
         "one of " + FieldType.allCases.map(\.rawValue).joined(separator: ", ")

@@ -19,6 +19,7 @@ public enum TrackerError: Error, Hashable, CustomStringConvertible, LocalizedErr
     /// `registerMergeHook(before:)` named a hook that is not registered.
     case unknownMergeHook(UUID)
 
+    /// The problem and the way out, in one line.
     public var description: String {
         switch self {
         case .invalidAuthorName(let name, let role):
@@ -40,5 +41,6 @@ public enum TrackerError: Error, Hashable, CustomStringConvertible, LocalizedErr
         }
     }
 
+    /// The same as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }
