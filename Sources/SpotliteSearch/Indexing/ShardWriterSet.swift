@@ -13,17 +13,27 @@ final class ShardWriterSet {
 
     /// Opens every shard of `layout` (creating them with `.createOrOverwrite` for a rebuild). Opening happens on the
     /// shards' own threads, in parallel.
+    ///
+    /// Placed shards (``ShardLayout/isPlaced``) are opened at their locations; `tagTerm` is added to every document
+    /// written, and `checkIdentity` refuses a shard answering with another UUID than the shard map's.
     init(layout: ShardLayout, action: XapianWritableDatabase.OpenAction, noSync: Bool, schema: IndexSchema,
          writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
-         commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)? = nil) throws {
+         commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)? = nil,
+         tagTerm: String? = nil, checkIdentity: Bool = true) throws {
         self.layout = layout
         var writers: [ShardWriter] = []
         for shard in 0..<layout.count {
-            writers.append(try ShardWriter(shard: shard, path: layout.shardPath(shard), action: action, noSync: noSync,
-                                           schema: schema, writeHook: writeHook, commitHook: commitHook))
+            writers.append(try ShardWriter(
+                shard: shard, name: layout.shardName(shard),
+                open: { try layout.openWriter(shard, action: action, noSync: noSync, checkIdentity: checkIdentity) },
+                tagTerm: tagTerm, recordsSpelling: layout.locations?[shard].isRemote != true, schema: schema,
+                writeHook: writeHook, commitHook: commitHook))
         }
         self.writers = writers
     }
+
+    /// Each shard's UUID, in shard order.
+    var uuids: [String] { writers.map(\.uuid) }
 
     /// The smallest checkpoint any shard committed: every shard reflects the history up to it.
     var committedCheckpoint: IndexCheckpoint {
@@ -38,16 +48,19 @@ final class ShardWriterSet {
     /// Sets `metadata` and `checkpoint` in every shard, with the shard's number, and commits every shard, in
     /// parallel. Throws the first failure of any shard (the others may have committed: their checkpoints are ahead,
     /// which is harmless).
-    func commit(metadata: [(key: String, value: String)], checkpoint: IndexCheckpoint) throws {
-        submitCommit(metadata: metadata, checkpoint: checkpoint)
+    func commit(metadata: [(key: String, value: String)], checkpoint: IndexCheckpoint,
+                sweepKeeping: String? = nil) throws {
+        submitCommit(metadata: metadata, checkpoint: checkpoint, sweepKeeping: sweepKeeping)
         try wait()
     }
 
-    /// Queues the commit of ``commit(metadata:checkpoint:)`` in every shard without waiting for it (``wait()`` does).
-    func submitCommit(metadata: [(key: String, value: String)], checkpoint: IndexCheckpoint) {
+    /// Queues the commit of ``commit(metadata:checkpoint:sweepKeeping:)`` in every shard without waiting for it
+    /// (``wait()`` does).
+    func submitCommit(metadata: [(key: String, value: String)], checkpoint: IndexCheckpoint,
+                      sweepKeeping: String? = nil) {
         for writer in writers {
             let shardEntry = (key: IndexMetadata.shardKey, value: "\(writer.shard)/\(writers.count)")
-            writer.commit(metadata: metadata + [shardEntry], checkpoint: checkpoint)
+            writer.commit(metadata: metadata + [shardEntry], checkpoint: checkpoint, sweepKeeping: sweepKeeping)
         }
     }
 

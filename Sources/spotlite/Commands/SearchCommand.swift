@@ -59,6 +59,10 @@ struct SearchCommand: AsyncParsableCommand {
     @Flag(help: "Print results as JSON.")
     var json = false
 
+    @Flag(name: .customLong("allow-partial"), help: ArgumentHelp(
+        "When shards placed on servers (shards = [\"tcp://HOST:PORT\", …]) cannot be reached, answer from the others, with a warning on stderr and \"partial\": true in JSON, instead of failing."))
+    var allowPartial = false
+
     @OptionGroup var options: GlobalOptions
 
     func validate() throws {
@@ -75,7 +79,8 @@ struct SearchCommand: AsyncParsableCommand {
         let environment = try CommandEnvironment(options: options)
         try environment.requireEntities()
         let store = try environment.openStoreForReading()
-        let searcher = try IndexSearcher(configuration: environment.configuration, store: store)
+        let searcher = try IndexSearcher(configuration: environment.configuration, store: store,
+                                         allowsPartialResults: allowPartial)
         let parsedFilters = try filters.map(SearchFilter.init(parsing:))
         let highlight = !json && Terminal.usesColor
         let expansion: SearchRequest.Expansion
@@ -113,6 +118,7 @@ struct SearchCommand: AsyncParsableCommand {
                 if query.isEmpty { continue }
                 do {
                     let results = try searcher.search(request(query))
+                    Self.warnIfPartial(results)
                     if results.total > 0 { foundAny = true }
                     if json { JSONOutput.print(results.jsonObject) } else { print(render(results)); print("") }
                 } catch let error as SearchError {
@@ -124,12 +130,20 @@ struct SearchCommand: AsyncParsableCommand {
             return
         }
         let results = try searcher.search(request(words.joined(separator: " ")))
+        Self.warnIfPartial(results)
         if json {
             JSONOutput.print(results.jsonObject)
         } else {
             print(render(results))
         }
         if results.total == 0 { Self.exitNothingFound() }
+    }
+
+    /// One line on stderr for an answer that left unreachable shards out (`--allow-partial`).
+    static func warnIfPartial(_ results: SearchResults) {
+        guard results.isPartial else { return }
+        let shards = results.unavailableShards
+        Terminal.printError("warning: partial results: shard\(shards.count == 1 ? "" : "s") \(shards.joined(separator: ", ")) could not be reached; the hits and totals cover the other shards only")
     }
 
     /// Like grep, a search that finds nothing exits 1, after printing its (empty) results.
