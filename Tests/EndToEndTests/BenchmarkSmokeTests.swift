@@ -16,10 +16,11 @@ struct BenchmarkSmokeTests {
             "--work-directory", directory.path("work"), "--runs", "1", "--slow-runs", "1", "--queries", "20",
             "--known-items", "12", "--freshness-writes", "6", "--freshness-interval-ms", "5",
             "--single-row-transactions", "10", "--batch-rows", "40", "--scale", "--scale-records", "400",
+            "--large-transaction-rows", "300",
         ])
         #expect(result.status == 0, "stderr: \(result.standardError)")
         for figure in ["1 capture", "2 rebuild", "3 incremental", "4 freshness", "5 query", "6 size", "7 memory",
-                       "7 scale", "8 relevance"] {
+                       "7 scale", "8 relevance", "3 large update", "3 large transaction"] {
             #expect(result.standardOutput.contains("| \(figure)"), "the table lacks figure \(figure)")
         }
         #expect(result.standardOutput.contains("150 records"))
@@ -67,6 +68,19 @@ struct BenchmarkSmokeTests {
         let scale = try #require(report["scale"] as? [String: Any])
         #expect(scale["records"] as? Int == 400)
         #expect((scale["peakResidentBytes"] as? Int ?? 0) > 1 << 20)
+
+        let largeUpdate = try #require(report["largeUpdate"] as? [String: Any])
+        let largeRecords = try #require(largeUpdate["records"] as? Int)
+        #expect(largeRecords >= 150, "the corpus and the probes the freshness figure wrote")
+        #expect((largeUpdate["update"] as? [String: Any])?["rebuilt"] as? Bool == false,
+                "150 documents: under the size where a large backlog is rebuilt")
+        let incrementalRun = try #require(largeUpdate["incremental"] as? [String: Any])
+        #expect(incrementalRun["changes"] as? Int == largeRecords && incrementalRun["rebuilt"] as? Bool == false)
+        #expect((largeUpdate["rebuilds"] as? [Any])?.count == 2)
+
+        let largeTransaction = try #require(report["largeTransaction"] as? [String: Any])
+        #expect(largeTransaction["changes"] as? Int == 300)
+        #expect((largeTransaction["peakResidentBytes"] as? Int ?? 0) > 1 << 20)
 
         let relevance = try #require(report["relevance"] as? [String: Any])
         #expect(relevance["queries"] as? Int == 12)

@@ -133,6 +133,14 @@ final class IndexerSandbox: Sendable {
         return try layout.committedToken()
     }
 
+    /// The checkpoint every shard of the live index has committed (the smallest), read without the indexer.
+    func indexCheckpoint() throws -> IndexCheckpoint {
+        let directory = IndexDirectory(path: indexPath)
+        let generation = try #require(directory.liveGeneration, "there is no live generation")
+        let layout = try #require(ShardLayout.read(generationPath: directory.generationPath(generation)))
+        return try #require(try layout.metadata().map(\.checkpoint).min())
+    }
+
     /// The keys of the hits of `query`, best first (without spelling correction, so that "nothing" means nothing).
     func keys(_ query: String, searcher: IndexSearcher? = nil, limit: Int = 50) throws -> [String] {
         let searcher = try searcher ?? makeSearcher()

@@ -194,14 +194,14 @@ struct IndexerUpdateTests {
         #expect(try sandbox.store.position(of: sandbox.configuration.indexer.author)?.token == token)
     }
 
-    @Test("history is read a page of transactions at a time, but committed by batch size")
+    @Test("small transactions are read a page of at most a batch of changes at a time and committed by batch")
     func pagesAndCommits() async throws {
         let sandbox = try IndexerSandbox(indexer: "batch_size = 1000")
         try sandbox.write([SamplePackage.named("vim")])
         let indexer = try sandbox.makeIndexer()
         try await indexer.update()
         let updates = indexer.indexUpdates()
-        let transactions = SpotliteIndexer.transactionsPerPage * 2 + 50
+        let transactions = 250
         for number in 0..<transactions {
             try sandbox.write([SamplePackage(name: "paged\(number)", summary: "paged row")])
         }

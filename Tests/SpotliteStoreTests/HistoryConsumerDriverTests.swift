@@ -115,6 +115,32 @@ struct HistoryConsumerDriverTests {
         #expect(cursor == HistoryCursor(token: token))
     }
 
+    @Test func fetchingByCursorContinuesFromACutTransactionIntoTheNextOnesEveryChangeOnce() throws {
+        let test = try TestStore()
+        _ = try test.store.insertPackages((1...4).map { "p\($0)" }, author: "app")
+        let second = try test.store.insertPackages(["q1"], author: "app")
+        let third = try test.store.insertPackages((1...3).map { "r\($0)" }, author: "app")
+        var cursor = HistoryCursor(token: nil)
+        var keys: [String] = []
+        var positions: [HistoryToken?] = []
+        var cursors: [HistoryCursor] = []
+        while true {
+            let page = try test.store.fetchHistory(after: cursor, maximumChanges: 3)
+            #expect(page.transactions.flatMap(\.changes).count <= 3)
+            keys += page.transactions.flatMap(\.changes).map { $0.key.description }
+            positions.append(page.position)
+            cursor = page.next
+            cursors.append(cursor)
+            if page.isComplete { break }
+        }
+        #expect(keys == ((1...4).map { "\"p\($0)\"" } + ["\"q1\""] + (1...3).map { "\"r\($0)\"" }))
+        // [p1 p2 p3] cut; [p4 q1 r1] cut in the third; [r2 r3] complete.
+        #expect(positions == [nil, second, third], "\(positions)")
+        #expect(cursors.first?.token == nil && cursors.first?.changeID != nil)
+        #expect(cursors.dropFirst().first?.token == second && cursors.dropFirst().first?.changeID != nil)
+        #expect(cursor == HistoryCursor(token: third))
+    }
+
     @Test func aThrowingApplyLeavesThePositionAndGetsTheSameChangesAgain() async throws {
         let test = try TestStore()
         let mirror = SummaryMirror()

@@ -5,6 +5,9 @@ import SpotliteStore
 /// index's truth about how much history it reflects.
 struct IndexMetadata: Sendable, Hashable {
     static let tokenKey = "spotlite.token"
+    /// Inside the transaction after the token, the id of the last change indexed (see ``IndexCheckpoint``); absent
+    /// between transactions.
+    static let changeKey = "spotlite.change"
     static let storeIDKey = "spotlite.store_id"
     static let fingerprintKey = "spotlite.fingerprint"
     static let descriptionKey = "spotlite.configuration"
@@ -21,6 +24,8 @@ struct IndexMetadata: Sendable, Hashable {
     static let format = "4"
 
     var token: HistoryToken?
+    /// The last change indexed inside the transaction after ``token``, or nil.
+    var changeID: Int64?
     var storeID: String?
     var fingerprint: String?
     var format: String?
@@ -40,6 +45,7 @@ struct IndexMetadata: Sendable, Hashable {
 
     init(reading metadata: (String) throws -> String?) throws {
         token = try metadata(Self.tokenKey).flatMap(Int64.init).map(HistoryToken.init(rawValue:))
+        changeID = try metadata(Self.changeKey).flatMap(Int64.init)
         storeID = try metadata(Self.storeIDKey)
         fingerprint = try metadata(Self.fingerprintKey)
         format = try metadata(Self.formatKey)
@@ -50,4 +56,12 @@ struct IndexMetadata: Sendable, Hashable {
     }
 
     static func tokenText(_ token: HistoryToken?) -> String { String(token?.rawValue ?? 0) }
+
+    /// What this database has committed.
+    var checkpoint: IndexCheckpoint { IndexCheckpoint(token: token, changeID: changeID) }
+
+    /// The metadata entries recording `checkpoint` (an empty value removes the change id between transactions).
+    static func entries(for checkpoint: IndexCheckpoint) -> [(key: String, value: String)] {
+        [(tokenKey, tokenText(checkpoint.token)), (changeKey, checkpoint.changeID.map { String($0) } ?? "")]
+    }
 }

@@ -31,8 +31,8 @@ final class ShardWriter: @unchecked Sendable {
     private(set) var uuid = ""
     /// The term added to every document written (a placed shard's generation tag), or nil.
     private let tagTerm: String?
-    /// The token this shard committed last (read at open, then updated by each commit).
-    private(set) var committedToken: Int64 = 0
+    /// What this shard committed last (read at open, then updated by each commit).
+    private(set) var committedCheckpoint = IndexCheckpoint(token: nil)
     private let queue: DispatchQueue
     private let pending = DispatchSemaphore(value: ShardWriter.maximumQueuedBatches)
     private var writer: XapianWritableDatabase?
@@ -61,7 +61,7 @@ final class ShardWriter: @unchecked Sendable {
             do {
                 builder = try DocumentBuilder(schema: schema, spellingDatabase: recordsSpelling ? writer : nil)
                 let metadata = try IndexMetadata(reading: writer.metadata(forKey:))
-                committedToken = metadata.token?.rawValue ?? 0
+                committedCheckpoint = metadata.checkpoint
                 uuid = try writer.uuid()
             } catch {
                 throw ShardLayout.naming(error, shard: name)
@@ -133,19 +133,19 @@ final class ShardWriter: @unchecked Sendable {
         }
     }
 
-    /// Queues setting `metadata` and committing: the documents written since the last commit and the metadata
-    /// (the shard's token among it) become durable together.
+    /// Queues setting `metadata` and `checkpoint`, and committing: the documents written since the last commit and
+    /// the metadata (the shard's checkpoint among it) become durable together.
     ///
     /// - Parameter sweepKeeping: first delete every document tagged with a generation other than this tag term (the
     ///   end of a rebuild in place), in the same commit as the metadata.
-    func commit(metadata: [(key: String, value: String)], token: Int64, sweepKeeping: String? = nil) {
-        let metadata = metadata.map { [$0.key, $0.value] }
+    func commit(metadata: [(key: String, value: String)], checkpoint: IndexCheckpoint, sweepKeeping: String? = nil) {
+        let metadata = (metadata + IndexMetadata.entries(for: checkpoint)).map { [$0.key, $0.value] }
         submit { [self] context in
             if let sweepKeeping { try context.writer.sweep(prefix: ShardMap.tagPrefix, keeping: sweepKeeping) }
             for pair in metadata { try context.writer.setMetadata(pair[1], forKey: pair[0]) }
             try context.writer.commit()
-            committedToken = token
-            commitHook?(shard, token)
+            committedCheckpoint = checkpoint
+            commitHook?(shard, checkpoint.token?.rawValue ?? 0)
         }
     }
 

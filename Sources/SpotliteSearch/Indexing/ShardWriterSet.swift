@@ -35,10 +35,9 @@ final class ShardWriterSet {
     /// Each shard's UUID, in shard order.
     var uuids: [String] { writers.map(\.uuid) }
 
-    /// The smallest token any shard committed: every shard reflects the history up to it.
-    var committedToken: HistoryToken? {
-        let token = writers.map(\.committedToken).min() ?? 0
-        return token > 0 ? HistoryToken(rawValue: token) : nil
+    /// The smallest checkpoint any shard committed: every shard reflects the history up to it.
+    var committedCheckpoint: IndexCheckpoint {
+        writers.map(\.committedCheckpoint).min() ?? IndexCheckpoint(token: nil)
     }
 
     /// The writer of the shard holding the document with `idTerm`.
@@ -46,14 +45,23 @@ final class ShardWriterSet {
         writers[ShardLayout.shard(of: idTerm, among: writers.count)]
     }
 
-    /// Sets `metadata` in every shard, with the shard's number, and commits every shard, in parallel. Throws the
-    /// first failure of any shard (the others may have committed: their tokens are ahead, which is harmless).
-    func commit(metadata: [(key: String, value: String)], token: HistoryToken?, sweepKeeping: String? = nil) throws {
+    /// Sets `metadata` and `checkpoint` in every shard, with the shard's number, and commits every shard, in
+    /// parallel. Throws the first failure of any shard (the others may have committed: their checkpoints are ahead,
+    /// which is harmless).
+    func commit(metadata: [(key: String, value: String)], checkpoint: IndexCheckpoint,
+                sweepKeeping: String? = nil) throws {
+        submitCommit(metadata: metadata, checkpoint: checkpoint, sweepKeeping: sweepKeeping)
+        try wait()
+    }
+
+    /// Queues the commit of ``commit(metadata:checkpoint:sweepKeeping:)`` in every shard without waiting for it
+    /// (``wait()`` does).
+    func submitCommit(metadata: [(key: String, value: String)], checkpoint: IndexCheckpoint,
+                      sweepKeeping: String? = nil) {
         for writer in writers {
             let shardEntry = (key: IndexMetadata.shardKey, value: "\(writer.shard)/\(writers.count)")
-            writer.commit(metadata: metadata + [shardEntry], token: token?.rawValue ?? 0, sweepKeeping: sweepKeeping)
+            writer.commit(metadata: metadata + [shardEntry], checkpoint: checkpoint, sweepKeeping: sweepKeeping)
         }
-        try wait()
     }
 
     /// Throws the first failure when a shard failed already (waiting for the shards only then).

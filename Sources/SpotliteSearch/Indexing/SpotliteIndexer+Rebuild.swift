@@ -88,12 +88,13 @@ extension SpotliteIndexer {
     /// 63,666-record corpus, applying an UPDATE of every row took 1.06× a rebuild, and applying costs in proportion to
     /// the changes, so past about nine tenths a rebuild is as fast; three quarters leaves a margin for rows changed
     /// twice (changes, not distinct records, are counted). Deletes do not count: removing a document costs little.
-    static let rebuildShare = 0.75
+    package static let rebuildShare = 0.75
     /// Below this many documents a rebuild saves too little to be worth a second code path.
     static let rebuildShareMinimumDocuments = 1000
 
     /// Why applying the pending history would cost more than a rebuild, or nil.
     private func largeBacklogReason(layout: ShardLayout) throws -> String? {
+        guard let share = backlogRebuildShare else { return nil }
         let documents = try layout.openCombined().database.documentCount()
         guard documents >= Self.rebuildShareMinimumDocuments else { return nil }
         let pending: Int
@@ -103,8 +104,8 @@ extension SpotliteIndexer {
         } catch is HistoryError {
             return nil  // history purged past the index: the update finds out and says so
         }
-        guard Double(pending) > Self.rebuildShare * Double(documents) else { return nil }
-        return "\(pending) pending inserts and updates touch more than \(Int(Self.rebuildShare * 100))% of the \(documents) documents: a rebuild is faster than applying them one by one"
+        guard Double(pending) > share * Double(documents) else { return nil }
+        return "\(pending) pending inserts and updates touch more than \(Int(share * 100))% of the \(documents) documents: a rebuild is faster than applying them one by one"
     }
 
     /// How many shards to build: the configured count, else the existing index's, else one per core up to four.
@@ -143,7 +144,6 @@ extension SpotliteIndexer {
             do {
                 (token, indexed) = try indexSnapshot(into: writers)
                 var metadata: [(key: String, value: String)] = [
-                    (IndexMetadata.tokenKey, IndexMetadata.tokenText(token)),
                     (IndexMetadata.storeIDKey, store.storeID),
                     (IndexMetadata.fingerprintKey, schema.fingerprint),
                     (IndexMetadata.descriptionKey, configuration.indexDescription),
@@ -152,7 +152,7 @@ extension SpotliteIndexer {
                 ]
                 if let modelVersion { metadata.append((IndexMetadata.modelVersionKey, modelVersion.description)) }
                 metadata.append((IndexMetadata.captureGapKey, String(captureGap)))
-                try writers.commit(metadata: metadata, token: token)
+                try writers.commit(metadata: metadata, checkpoint: IndexCheckpoint(token: token))
             } catch {
                 try? writers.close()
                 throw error
@@ -200,7 +200,6 @@ extension SpotliteIndexer {
             do {
                 (token, indexed) = try indexSnapshot(into: writers, fresh: false)
                 var metadata: [(key: String, value: String)] = [
-                    (IndexMetadata.tokenKey, IndexMetadata.tokenText(token)),
                     (IndexMetadata.storeIDKey, store.storeID),
                     (IndexMetadata.fingerprintKey, schema.fingerprint),
                     (IndexMetadata.descriptionKey, configuration.indexDescription),
@@ -210,7 +209,9 @@ extension SpotliteIndexer {
                 ]
                 // Keys absent from this build are emptied (deleted), since the shards keep their old metadata.
                 metadata.append((IndexMetadata.modelVersionKey, modelVersion?.description ?? ""))
-                try writers.commit(metadata: metadata, token: token, sweepKeeping: layout.tagTerm)
+                // The checkpoint between transactions also clears a change id left inside one by an earlier update.
+                try writers.commit(metadata: metadata, checkpoint: IndexCheckpoint(token: token),
+                                   sweepKeeping: layout.tagTerm)
                 uuids = writers.uuids
             } catch {
                 try? writers.close()

@@ -56,6 +56,9 @@ public actor SpotliteIndexer {
     var documentWriteHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
     /// Called on a shard's thread right after each shard commit; lets the crash suite kill the process between them.
     var shardCommitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)?
+    /// Pending inserts and updates past this share of the documents are applied by a rebuild instead; nil: never
+    /// (the benchmarks measure both paths on the same backlog).
+    var backlogRebuildShare: Double? = SpotliteIndexer.rebuildShare
     /// The last error live indexing met, or nil after a successful update (it retries with a growing delay).
     public internal(set) var lastError: String?
     /// Set by ``stop()`` without waiting for the actor: an update in progress checks it between batches (after a
@@ -111,6 +114,11 @@ public actor SpotliteIndexer {
     /// Calls `hook` right after each shard's commit, on that shard's thread (the crash suite kills the process there).
     package func setShardCommitHook(_ hook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)?) {
         shardCommitHook = hook
+    }
+
+    /// Sets the share of the documents past which a backlog is applied by a rebuild (nil: always incrementally).
+    package func setBacklogRebuildShare(_ share: Double?) {
+        backlogRebuildShare = share
     }
 
     func setDocumentWriteHook(_ hook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?) {

@@ -23,6 +23,8 @@ struct BenchReport: Codable, Sendable {
     var memory: MemoryFigure.Result?
     var incremental: IncrementalUpdateFigure.Result?
     var freshness: FreshnessFigure.Result?
+    var largeUpdate: LargeUpdateFigure.Result?
+    var largeTransaction: LargeTransactionFigure.Result?
     var scale: ScaleFigure.Result?
     /// The printed table, line by line.
     var table: [TableRow] = []

@@ -13,5 +13,7 @@ struct RunSettings: Codable, Sendable {
     /// Records of the engine-lever builds of the rebuild figure.
     var leverRecords: Int
     var scale: Bool
+    /// Rows of the one transaction of the large-transaction figure (with `--scale`).
+    var largeTransactionRows: Int
     var scaleRecords: Int
 }

@@ -35,7 +35,9 @@ struct SuiteCommand: AsyncParsableCommand {
     var batchRows = 10_000
     @Option(help: "Records of the raw engine-lever builds of the rebuild figure.")
     var leverRecords = 12_000
-    @Flag(help: "Also run the scale figure (slow).")
+    @Option(help: "Rows of the one transaction of the large-transaction figure (run with --scale).")
+    var largeTransactionRows = 1_000_000
+    @Flag(help: "Also run the scale and large-transaction figures (slow).")
     var scale = false
     @Option(help: "Records of the scale figure.")
     var scaleRecords = 1_000_000
@@ -50,7 +52,8 @@ struct SuiteCommand: AsyncParsableCommand {
                                        ("--freshness-interval-ms", freshnessIntervalMs, 0),
                                        ("--single-row-transactions", singleRowTransactions, 1),
                                        ("--batch-rows", batchRows, 1), ("--lever-records", leverRecords, 1),
-                                       ("--scale-records", scaleRecords, 1)]
+                                       ("--scale-records", scaleRecords, 1),
+                                       ("--large-transaction-rows", largeTransactionRows, 1)]
         where value < minimum {
             throw ValidationError("\(name) must be at least \(minimum), got \(value)")
         }
@@ -59,7 +62,7 @@ struct SuiteCommand: AsyncParsableCommand {
     }
 
     func selectedFigures() throws -> [FigureID] {
-        guard let figures else { return FigureID.allCases.filter { $0 != .scale || scale } }
+        guard let figures else { return FigureID.allCases.filter { ($0 != .scale && $0 != .transaction) || scale } }
         var chosen = Set<FigureID>()
         for name in figures.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             guard let figure = FigureID(rawValue: name) else {
@@ -93,7 +96,8 @@ struct SuiteCommand: AsyncParsableCommand {
         let settings = RunSettings(
             runs: runs, slowRuns: slowRuns, queries: queries, knownItems: knownItems, freshnessWrites: freshnessWrites,
             freshnessIntervalMilliseconds: freshnessIntervalMs, singleRowTransactions: singleRowTransactions,
-            batchRows: batchRows, leverRecords: leverRecords, scale: scale, scaleRecords: scaleRecords)
+            batchRows: batchRows, leverRecords: leverRecords, scale: scale, largeTransactionRows: largeTransactionRows,
+            scaleRecords: scaleRecords)
         let corpusPath = SpotliteConfiguration.resolvePath(corpus, against: currentDirectory)
         Progress.note("reading \(corpusPath)")
         let prepared = try Corpus.prepare(source: corpusPath, limit: limit, key: entity.key,
@@ -147,6 +151,14 @@ struct SuiteCommand: AsyncParsableCommand {
             case .freshness:
                 let result = try await FreshnessFigure.run(context)
                 report.freshness = result
+                rows = result.rows
+            case .large:
+                let result = try await LargeUpdateFigure.run(context)
+                report.largeUpdate = result
+                rows = result.rows
+            case .transaction:
+                let result = try LargeTransactionFigure.run(context)
+                report.largeTransaction = result
                 rows = result.rows
             case .scale:
                 let result = try ScaleFigure.run(context)

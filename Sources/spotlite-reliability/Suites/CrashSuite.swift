@@ -5,9 +5,10 @@ import Spotlite
 
 /// Crash consistency: runs `index update`, `index rebuild`, `index watch`, `import`, a library writer and a plain
 /// `sqlite3` writer in child processes, kills each with SIGKILL at a random moment of its run (and an update right
-/// after a random shard commit, between the commits of the shards of one batch), then completes an
-/// `index update` and checks the invariant (``InvariantChecker``, with the `rev` ledger: no commit without its
-/// history), plus: the recovery never needs a rebuild, and an import leaves only whole batches.
+/// after a random shard commit, between the commits of the shards of one batch, also inside one transaction bigger
+/// than a batch), then completes an `index update` and checks the invariant (``InvariantChecker``, with the `rev`
+/// ledger: no commit without its history), plus: the recovery never needs a rebuild, an import leaves only whole
+/// batches, and an update killed inside a large transaction resumes after the last piece every shard committed.
 struct CrashSuite {
     struct Settings {
         var trials: Int
@@ -32,10 +33,13 @@ struct CrashSuite {
         case libraryWriter = "library writer"
         case shellWriter = "sqlite3 writer"
         case shardCommits = "update between shard commits"
+        case largeTransaction = "update inside a large transaction"
     }
 
     /// The index's shards: several, whatever the machine's core count, so that kills land between shard commits.
     static let shards = 3
+    /// The indexer's batch size: a transaction is applied in pieces of this many changes.
+    static let batchSize = 25
 
     let workspace: Workspace
     let report: SuiteReport
@@ -63,7 +67,7 @@ struct CrashSuite {
         random = SeededGenerator(seed: seed)
         trialRandom = Self.trialGenerator(seed: seed, trial: 0)
         try workspace.write(ItemModel.configuration(storePath: workspace.storePath, indexPath: workspace.indexPath,
-                                                    batchSize: 25, shards: Self.shards), to: "spotlite.toml")
+                                                    batchSize: Self.batchSize, shards: Self.shards), to: "spotlite.toml")
         configuration = try workspace.loadConfiguration()
     }
 
@@ -133,6 +137,7 @@ struct CrashSuite {
         var importContext: String?
         var background: ChildProcess?
         var shardCommits: Int?
+        var largeRows: Int?
         let child: ChildProcess
         switch kind {
         case .indexUpdate:
@@ -151,10 +156,18 @@ struct CrashSuite {
             child = try startLibraryWriter(namespace: "l\(trial)", seed: trialRandom.next())
         case .shellWriter:
             child = try startShellWriter(namespace: "p\(trial)", seed: trialRandom.next())
-        case .shardCommits:
-            try mutate(trial: trial)
-            // An update of a few batches commits each batch in every shard: it dies right after one of those.
-            shardCommits = 1 + trialRandom.int(below: Self.shards * 4)
+        case .shardCommits, .largeTransaction:
+            if kind == .shardCommits {
+                try mutate(trial: trial)
+                // An update of a few batches commits each batch in every shard: it dies right after one of those.
+                shardCommits = 1 + trialRandom.int(below: Self.shards * 4)
+            } else {
+                let rows = try writeLargeTransaction(trial: trial)
+                largeRows = rows
+                // Every piece of the transaction is committed by every shard: die right after one of those commits.
+                let pieces = (rows + Self.batchSize - 1) / Self.batchSize
+                shardCommits = 1 + trialRandom.int(below: max(1, pieces * Self.shards))
+            }
             let output = workspace.outputPaths("shard-crash-\(trial)")
             child = try ChildProcess(
                 executable: Binaries.reliability,
@@ -162,7 +175,7 @@ struct CrashSuite {
                             "--after-commits", String(shardCommits!)],
                 directory: workspace.root, stdoutPath: output.stdout, stderrPath: output.stderr)
         }
-        if kind == .shardCommits {
+        if kind == .shardCommits || kind == .largeTransaction {
             // It kills itself; an update with fewer commits than drawn finishes on its own.
             let ended = child.wait()
             if ended.signal == SIGKILL {
@@ -190,9 +203,25 @@ struct CrashSuite {
             let ended = background.wait()
             if !ended.succeeded { problems.append("the writer beside the watcher failed: \(background.stderr.prefix(300))") }
         }
-        problems += try recover()
+        let (recoveryProblems, recovery) = try recover()
+        problems += recoveryProblems
         if let importContext { problems += try checkWholeBatches(context: importContext) }
-        let description = shardCommits.map { "trial \(trial): kill an update right after shard commit \($0)" }
+        if let largeRows, let shardCommits, let recovery {
+            // Pieces are committed one after the other, each by every shard before the next is read: after k shard
+            // commits, k / shards pieces are in every shard, and the recovery reads only the changes after them. When
+            // the kill lands inside a piece, the shard still to count its commit may have committed it already.
+            let whole = shardCommits / Self.shards
+            let pieces = shardCommits % Self.shards == 0 ? [whole] : [whole, whole + 1]
+            let expected = pieces.map { max(0, largeRows - Self.batchSize * $0) }
+            let read = recovery["changes"] as? Int ?? -1
+            if !expected.contains(read) {
+                problems.append("killed after shard commit \(shardCommits) inside a \(largeRows)-change transaction, the recovery read \(read) changes, expected \(expected.map(String.init).joined(separator: " or ")) (resuming after the last piece every shard committed)")
+            }
+        }
+        let description = shardCommits.map {
+            largeRows.map { rows in "trial \(trial): kill an update of one \(rows)-change transaction right after shard commit \(shardCommits!)" }
+                ?? "trial \(trial): kill an update right after shard commit \($0)"
+        }
             ?? "trial \(trial): kill \(kind.rawValue) at \(Int(fraction * 100))% of its usual run (\(Int(delay * 1000)) ms)"
         report.record(description, problems: problems)
     }
@@ -208,12 +237,27 @@ struct CrashSuite {
         _ = try runToCompletion(child)
     }
 
-    /// Completes an update after the kill and checks everything.
-    private mutating func recover() throws -> [String] {
+    /// Brings the index up to date, then updates half of the initial records (which no writer deletes, so the
+    /// transaction's size, and with it the trial, follows from the seed) in one transaction with the `sqlite3` shell
+    /// (each row's `rev` moves with it); returns how many rows it changed.
+    private mutating func writeLargeTransaction(trial: Int) throws -> Int {
+        let update = try workspace.runSpotlite(["index", "update", "--json"])
+        guard update.succeeded else { throw HarnessError("the update before the large transaction failed: \(update.errorLine)") }
+        let store = try SpotliteStore(path: configuration.storePath, model: configuration.storeModel,
+                                      options: StoreOptions(readOnly: true))
+        let selection = "id LIKE 'r-%' AND CAST(substr(id, 3) AS INTEGER) % 2 = \(trial % 2)"
+        let rows = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM Item WHERE \(selection)") ?? 0 }
+        let written = try workspace.sqlite("UPDATE Item SET body = coalesce(body, '') || ' large\(trial)', rev = rev + 1 WHERE \(selection);\n")
+        guard written.succeeded else { throw HarnessError("the large transaction failed: \(written.errorLine)") }
+        return rows
+    }
+
+    /// Completes an update after the kill and checks everything; returns the problems and the update's summary.
+    private mutating func recover() throws -> ([String], [String: Any]?) {
         var problems: [String] = []
         let update = try workspace.runSpotlite(["index", "update", "--json"], timeout: 600)
         guard update.succeeded, let summary = update.jsonObject else {
-            return ["the update after the kill failed (\(update.termination)): \(update.errorLine)"]
+            return (["the update after the kill failed (\(update.termination)): \(update.errorLine)"], nil)
         }
         recoverySeconds.append(update.termination.seconds)
         if summary["rebuilt"] as? Bool == true {
@@ -223,7 +267,7 @@ struct CrashSuite {
         maximumLeftoverGenerations = max(maximumLeftoverGenerations, directory.generationCount - 1)
         let outcome = try InvariantChecker(configuration: configuration).check()
         checkedRows += outcome.rows
-        return problems + outcome.problems
+        return (problems + outcome.problems, summary)
     }
 
     /// Every history transaction of an import holds exactly one batch (or the final remainder): never half of one.
