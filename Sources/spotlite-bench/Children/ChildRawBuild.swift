@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SpotliteTooling
 import Spotlite
 
 /// `spotlite-bench child-raw-build`: one raw engine build (see ``RawIndexer``) in a process of its own, so that it
@@ -78,8 +77,8 @@ struct ChildRawBuild: ParsableCommand {
         var arguments = ["child-raw-build", "--corpus", corpusPath, "--config", configurationPath, "--entity", entity,
                          "--index", indexPath]
         if let limit { arguments += ["--limit", String(limit)] }
-        let outcome = try ChildProcess.run(executable: ChildProcess.currentExecutable,
-                                           arguments: arguments + Self.arguments(for: options))
+        let outcome = try ChildProcess(executable: ChildProcess.currentExecutable,
+                                       arguments: arguments + Self.arguments(for: options)).run()
         guard outcome.status == 0 else {
             throw BenchError("the raw build child process failed with status \(outcome.status) (its error is above)")
         }

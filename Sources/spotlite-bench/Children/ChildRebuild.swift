@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SpotliteTooling
 import Spotlite
 
 /// `spotlite-bench child-rebuild`: rebuilds an index from a store and prints one JSON line, in a process of its
@@ -44,9 +43,10 @@ struct ChildRebuild: AsyncParsableCommand {
 
     /// Runs a rebuild in a child process and returns its report.
     static func run(configurationPath: String, storePath: String, indexPath: String, shards: Int? = nil) throws -> Report {
-        let outcome = try ChildProcess.run(executable: ChildProcess.currentExecutable, arguments: [
+        let child = ChildProcess(executable: ChildProcess.currentExecutable, arguments: [
             "child-rebuild", "--config", configurationPath, "--store", storePath, "--index", indexPath,
         ] + (shards.map { ["--shards", String($0)] } ?? []))
+        let outcome = try child.run()
         guard outcome.status == 0 else {
             throw BenchError("the rebuild child process failed with status \(outcome.status) (its error is above)")
         }

@@ -1,5 +1,4 @@
 import Foundation
-import SpotliteTooling
 import Spotlite
 import Synchronization
 
@@ -164,17 +163,16 @@ enum FreshnessFigure {
         }
         searcherThread.start()
 
-        let writerArguments = [
+        let child = ChildProcess(executable: ChildProcess.currentExecutable, arguments: [
             "child-writer", "--config", context.configurationPath, "--store", context.storePath, "--entity", entity,
             "--field", field, "--count", String(writes), "--interval-ms",
             String(context.settings.freshnessIntervalMilliseconds), "--tag", tag,
-        ]
-        // The child runs while this task keeps the indexer going: wait for it on a thread of its own.
+        ])
+        let running = try child.start()
         let outcome = try await withCheckedThrowingContinuation { continuation in
             Thread {
                 do {
-                    continuation.resume(returning: try ChildProcess.run(executable: ChildProcess.currentExecutable,
-                                                                        arguments: writerArguments))
+                    continuation.resume(returning: try running.wait(output: running.output.readDataToEndOfFile()))
                 } catch {
                     continuation.resume(throwing: error)
                 }

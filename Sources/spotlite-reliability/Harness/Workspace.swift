@@ -1,5 +1,4 @@
 import Foundation
-import SpotliteTooling
 import Spotlite
 
 /// A scratch directory for one suite run: its configuration, store, index and the output of every child process.
@@ -127,7 +126,7 @@ final class Workspace {
         let termination = child.wait(timeout: timeout)
         let run = Run(termination: termination, stdout: child.stdout, stderr: child.stderr)
         try? FileManager.default.removeItem(atPath: child.stdoutPath)
-        if let stderrPath = child.stderrPath { try? FileManager.default.removeItem(atPath: stderrPath) }
+        try? FileManager.default.removeItem(atPath: child.stderrPath)
         return run
     }
 }

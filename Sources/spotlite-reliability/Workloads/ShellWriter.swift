@@ -1,5 +1,4 @@
 import Foundation
-import SpotliteTooling
 
 /// A plain SQL writer: the `sqlite3` shell, which knows nothing of Spotlite, running its ``WriteScript`` in chunks of
 /// transactions. A chunk that stops on "database is locked" is run again from the first transaction that did not
@@ -50,7 +49,7 @@ final class ShellWriter {
                 }
             }
             try? FileManager.default.removeItem(atPath: running.stdoutPath)
-            if let stderrPath = running.stderrPath { try? FileManager.default.removeItem(atPath: stderrPath) }
+            try? FileManager.default.removeItem(atPath: running.stderrPath)
             try? FileManager.default.removeItem(atPath: scriptPath)
             child = nil
         }

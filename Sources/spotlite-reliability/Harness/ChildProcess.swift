@@ -3,57 +3,44 @@ import Foundation
 import Glibc
 #endif
 
-/// A child process started with `posix_spawn`, its standard output and error written to files (or standard error
-/// inherited), its peak memory sampled while it runs: the one way the benchmark and the reliability suites start
-/// programs. Owned by one thread: the suites drive children from a single loop.
-///
-/// Not swift-subprocess: its API is async and runs a child inside a closure, while the reliability suites drive
-/// children synchronously from one loop (start, poll, kill at a chosen moment, reap), reset every signal disposition
-/// in the child and sample `VmHWM` from /proc while it runs, and the crash suite kills children at precise points.
-package final class ChildProcess {
+/// A child process started with `posix_spawn`, its standard output and error written to files, its peak memory
+/// sampled while it runs. Owned by one thread: the suites drive children from a single loop.
+final class ChildProcess {
     /// How a child ended.
-    package struct Termination: CustomStringConvertible {
+    struct Termination: CustomStringConvertible {
         /// The exit status, when it exited.
-        package var exitStatus: Int32?
+        var exitStatus: Int32?
         /// The signal that ended it, when one did.
-        package var signal: Int32?
+        var signal: Int32?
         /// Peak resident memory, in kilobytes: the highest `VmHWM` seen while it ran (see ``peakKilobytes``).
-        package var maximumResidentKilobytes: Int
-        /// Seconds from start to end.
-        package var seconds: Double
+        var maximumResidentKilobytes: Int
+        var seconds: Double
         /// True when the harness killed it because it ran past its time limit (a hang).
-        package var timedOut = false
+        var timedOut = false
 
-        /// Whether it exited with status 0.
-        package var succeeded: Bool { exitStatus == 0 }
+        var succeeded: Bool { exitStatus == 0 }
 
-        /// How it ended, in words.
-        package var description: String {
+        var description: String {
             if timedOut { return "timed out after \(Int(seconds)) s" }
             if let signal { return "killed by signal \(signal)" }
             return "exit status \(exitStatus ?? -1)"
         }
     }
 
-    /// The child's process id.
-    package let pid: pid_t
-    /// The program and its arguments.
-    package let arguments: [String]
-    /// Where its standard output goes.
-    package let stdoutPath: String
-    /// Where its standard error goes; nil when it shares the parent's.
-    package let stderrPath: String?
+    let pid: pid_t
+    let arguments: [String]
+    let stdoutPath: String
+    let stderrPath: String
     private let started = ContinuousClock.now
-    package private(set) var termination: Termination?
+    private(set) var termination: Termination?
     /// The highest resident set seen so far. `wait4`'s `ru_maxrss` cannot be used: a child made by `posix_spawn`
     /// (vfork) shares the harness's memory until `exec`, and Linux counts that memory in the child's peak.
-    package private(set) var peakKilobytes = 0
+    private(set) var peakKilobytes = 0
 
     /// Starts `executable` with `arguments`. Standard input comes from `stdinPath` (default /dev/null); output goes to
-    /// the given files (standard error to the parent's when `stderrPath` is nil); `directory` is its working
-    /// directory.
-    package init(executable: String, arguments: [String], directory: String? = nil, stdinPath: String? = nil,
-                 stdoutPath: String, stderrPath: String?, environment: [String: String] = [:]) throws {
+    /// the given files; `directory` is its working directory.
+    init(executable: String, arguments: [String], directory: String? = nil, stdinPath: String? = nil,
+         stdoutPath: String, stderrPath: String, environment: [String: String] = [:]) throws {
         self.arguments = [executable] + arguments
         self.stdoutPath = stdoutPath
         self.stderrPath = stderrPath
@@ -63,10 +50,10 @@ package final class ChildProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, stdinPath ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        if let stderrPath { posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         if let directory {
             guard let addChdir = Self.addChdir else {
-                throw ChildProcessError("this C library cannot set a child's working directory (posix_spawn_file_actions_addchdir_np)")
+                throw HarnessError("this C library cannot set a child's working directory (posix_spawn_file_actions_addchdir_np)")
             }
             _ = addChdir(&actions, directory)
         }
@@ -97,7 +84,7 @@ package final class ChildProcess {
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
-            throw ChildProcessError("cannot start \(executable): \(String(cString: strerror(result)))")
+            throw HarnessError("cannot start \(executable): \(String(cString: strerror(result)))")
         }
         self.pid = pid
     }
@@ -111,7 +98,7 @@ package final class ChildProcess {
 
     /// Reaps the child if it has ended, without waiting.
     @discardableResult
-    package func poll() -> Termination? {
+    func poll() -> Termination? {
         if let termination { return termination }
         samplePeakMemory()
         return reap(options: WNOHANG)
@@ -129,7 +116,7 @@ package final class ChildProcess {
 
     /// Waits for the child to end. Past `timeout` seconds it is killed with SIGKILL and reported as timed out.
     @discardableResult
-    package func wait(timeout: Double = 600) -> Termination {
+    func wait(timeout: Double = 600) -> Termination {
         let deadline = started + .milliseconds(Int(timeout * 1000))
         while true {
             if let termination = poll() { return termination }
@@ -145,30 +132,23 @@ package final class ChildProcess {
         }
     }
 
-    /// Sends `signal` to the child, unless it has already been reaped.
-    package func kill(_ signal: Int32) {
+    func kill(_ signal: Int32) {
         guard termination == nil else { return }
         _ = Glibc.kill(pid, signal)
     }
 
     /// Seconds since the child started.
-    package var elapsed: Double { Self.seconds(ContinuousClock.now - started) }
+    var elapsed: Double { (ContinuousClock.now - started).seconds }
 
-    /// What it wrote to standard output so far.
-    package var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
-    /// What it wrote to standard error so far ("" when it shares the parent's).
-    package var stderr: String { stderrPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? "" }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     private func reap(options: Int32) -> Termination? {
         var status: Int32 = 0
         let result = waitpid(pid, &status, options)
         guard result == pid else { return nil }
         var ended = Termination(exitStatus: nil, signal: nil, maximumResidentKilobytes: peakKilobytes,
-                                seconds: Self.seconds(ContinuousClock.now - started))
+                                seconds: (ContinuousClock.now - started).seconds)
         // WIFEXITED / WIFSIGNALED, which Swift does not import as functions.
         if status & 0x7F == 0 {
             ended.exitStatus = (status >> 8) & 0xFF
@@ -180,31 +160,9 @@ package final class ChildProcess {
     }
 }
 
-extension ChildProcess {
-    /// The running executable, to start it again in another role (the benchmark's child commands).
-    package static var currentExecutable: String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    }
-
-    /// Runs `executable` to its end with standard error shared with this process, and returns its exit status (128 +
-    /// the signal when one ended it) and what it printed on standard output.
-    package static func run(executable: String, arguments: [String]) throws -> (status: Int32, standardOutput: Data) {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-child-\(UUID().uuidString).out").path
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let child = try ChildProcess(executable: executable, arguments: arguments, stdoutPath: output, stderrPath: nil)
-        // Children of the benchmark rebuild whole corpora: a day is no limit, only a guard against a hang.
-        let ended = child.wait(timeout: 86_400)
-        let data = (try? Data(contentsOf: URL(fileURLWithPath: output))) ?? Data()
-        return (ended.exitStatus ?? 128 + (ended.signal ?? 0), data)
-    }
-}
-
-/// A child process that could not be started.
-package struct ChildProcessError: Error, CustomStringConvertible {
-    /// What went wrong.
-    package let description: String
-
-    init(_ description: String) {
-        self.description = description
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
