@@ -29,6 +29,19 @@ cx_error *make_error(cx_error_code code, const char *type, const std::string &me
     return error;
 }
 
+// Xapian 1.4 reports a table cut short (io_read_block reaching the end of the file, as after a truncated copy or
+// a crash of the file system) as a plain DatabaseError, the class it also uses for write failures such as a full
+// disk. The first is damage that rebuilding repairs, the second is not: the message is the only thing telling
+// them apart, so it is read here, once, and the callers decide by code.
+bool is_truncated_table(const Xapian::DatabaseError &error) noexcept {
+    static const char prefix[] = "EOF reading block";
+    try {
+        return error.get_msg().compare(0, sizeof prefix - 1, prefix) == 0;
+    } catch (...) {
+        return false;
+    }
+}
+
 // Xapian::Error has no virtual functions, so its type can only be told apart by catching: rethrow the
 // exception being handled and match it, most derived classes first.
 cx_error_code code_of_current_xapian_error() noexcept {
@@ -50,8 +63,8 @@ cx_error_code code_of_current_xapian_error() noexcept {
         return CX_ERR_DATABASE_CREATE;
     } catch (const Xapian::DatabaseClosedError &) {
         return CX_ERR_DATABASE_CLOSED;
-    } catch (const Xapian::DatabaseError &) {
-        return CX_ERR_DATABASE;
+    } catch (const Xapian::DatabaseError &error) {
+        return is_truncated_table(error) ? CX_ERR_DATABASE_CORRUPT : CX_ERR_DATABASE;
     } catch (const Xapian::QueryParserError &) {
         return CX_ERR_QUERY_PARSER;
     } catch (const Xapian::WildcardError &) {
@@ -68,6 +81,8 @@ cx_error_code code_of_current_xapian_error() noexcept {
         return CX_ERR_FEATURE_UNAVAILABLE;
     } catch (const Xapian::UnimplementedError &) {
         return CX_ERR_UNIMPLEMENTED;
+    } catch (const Xapian::NetworkTimeoutError &) {
+        return CX_ERR_NETWORK_TIMEOUT;
     } catch (const Xapian::NetworkError &) {
         return CX_ERR_NETWORK;
     } catch (const Xapian::SerialisationError &) {

@@ -21,8 +21,10 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case unknownEntity(String, known: [String])
     /// A field that the entity does not index, or does not index in the way asked.
     case unknownField(String, reason: String)
-    /// The Xapian engine reported an error.
-    case engine(type: String, message: String)
+    /// The Xapian engine failed in a way no case above describes. Decide by the error's
+    /// ``XapianError/code`` (for example ``XapianError/Code/network`` for a remote shard); `outcome`, when given,
+    /// says what the failure left behind (such as "the index in use is unchanged").
+    case engine(XapianError, outcome: String? = nil)
     /// `deleteIndex()` while live indexing runs.
     case indexingRunning
     /// A relevance query set (`key<TAB>query` lines) that cannot be read.
@@ -52,8 +54,16 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "unknown entity \"\(name)\"; the configuration describes: \(known.isEmpty ? "no entities" : known.joined(separator: ", "))"
         case let .unknownField(name, reason):
             return "unknown field \"\(name)\": \(reason)"
-        case let .engine(type, message):
-            return "search engine error (\(type)): \(message); check that the disk is not full and the index directory is writable, and run `spotlite index rebuild` if the index is damaged"
+        case let .engine(error, outcome):
+            let what = "search engine error (\(error.type)): \(error.message)" + (outcome.map { " (\($0))" } ?? "")
+            switch error.code {
+            case .network, .networkTimeout:
+                return what + "; check that the shard's server is running and reachable"
+            case let code where code.isDamage:
+                return what + "; run `spotlite index rebuild` to build the index again from the store"
+            default:
+                return what + "; check that the disk is not full and the index directory is writable, and run `spotlite index rebuild` if the index is damaged"
+            }
         case .indexingRunning:
             return "the indexer is running; call stop() before deleting the index"
         case let .invalidQuerySet(source, line, reason):
@@ -63,5 +73,30 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         }
     }
 
+    /// The same as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
+
+    /// A Xapian failure met while reading the index: damage or a database that cannot be opened makes the index
+    /// unreadable (``indexCorrupt(path:reason:)``); a remote shard's failure and anything else stay typed
+    /// (``engine(_:outcome:)``), since rebuilding would not help.
+    static func reading(_ error: XapianError, path: String) -> SearchError {
+        switch error.code {
+        case .databaseCorrupt, .database, .databaseOpening, .databaseNotFound, .databaseVersion, .databaseClosed, .documentNotFound, .serialisation:
+            return .indexCorrupt(path: path, reason: error.description)
+        case .databaseLock:
+            return .indexLocked(path: path, holderPID: nil)
+        default:
+            return .engine(error)
+        }
+    }
+
+    /// Runs `body` at the edge of the public API: a Xapian failure nothing more specific caught becomes
+    /// ``engine(_:outcome:)``, so callers only ever see ``SearchError`` for the engine's failures.
+    static func translatingEngineErrors<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as XapianError {
+            throw SearchError.engine(error)
+        }
+    }
 }

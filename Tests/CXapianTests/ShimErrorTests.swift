@@ -1,4 +1,6 @@
 import CXapian
+import Foundation
+import Glibc
 import Testing
 
 @Suite("CXapian errors")
@@ -231,5 +233,69 @@ struct ShimErrorTests {
         #expect(Set([cx_op_and, cx_op_or, cx_op_and_not, cx_op_xor, cx_op_and_maybe, cx_op_filter]).count == 6)
         let defaults = cx_bm25_default_params()
         #expect(defaults.k1 > 0 && defaults.b > 0 && defaults.b <= 1)
+    }
+
+    /// A database with enough documents that every table spans several blocks.
+    private func filledDatabase(_ directory: ShimTemporaryDirectory) throws -> String {
+        let path = directory.database()
+        let writer = try openWriter(path)
+        for number in 0..<2000 {
+            let error = addDocument(writer, id: "\(number)", text: "hello world number \(number) " + String(repeating: "x", count: 40))
+            #expect(error == nil)
+        }
+        var err: OpaquePointer?
+        #expect(cx_writable_database_commit(writer, &err))
+        cx_writable_database_free(writer)
+        return path
+    }
+
+    @Test("a table cut short is corruption, although Xapian 1.4 reports it as a plain DatabaseError")
+    func truncatedTableIsCorrupt() throws {
+        let directory = try ShimTemporaryDirectory()
+        let path = try filledDatabase(directory)
+        #expect(truncate(path + "/postlist.glass", 0) == 0)
+        var err: OpaquePointer?
+        // Opening reads the document count from the posting list table.
+        #expect(cx_database_open(path, &err) == nil)
+        let error = try #require(takeError(&err))
+        #expect(error.code == CX_ERR_DATABASE_CORRUPT)
+        #expect(error.type == "DatabaseError", "the type name stays Xapian's")
+        #expect(error.message.hasPrefix("EOF reading block"))
+    }
+
+    @Test func garbageVersionFileIsCorrupt() throws {
+        let directory = try ShimTemporaryDirectory()
+        let path = try filledDatabase(directory)
+        try Data("not a version file".utf8).write(to: URL(fileURLWithPath: path + "/iamglass"))
+        var err: OpaquePointer?
+        #expect(cx_database_open(path, &err) == nil)
+        let error = try #require(takeError(&err))
+        #expect(error.code == CX_ERR_DATABASE_CORRUPT)
+        #expect(error.type == "DatabaseCorruptError")
+    }
+
+    @Test("a remote database that refuses the connection is a network error, not a damaged database")
+    func unreachableRemoteIsNetworkError() throws {
+        let directory = try ShimTemporaryDirectory()
+        // Bound but not listening: connections to it are refused, and no other process can take the port meanwhile.
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(socket >= 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, size) == 0 && getsockname(socket, $0, &size) == 0 }
+        }
+        #expect(bound)
+        let port = UInt16(bigEndian: address.sin_port)
+        let stub = directory.database("remote-stub")
+        try Data("remote 127.0.0.1:\(port)\n".utf8).write(to: URL(fileURLWithPath: stub))
+        var err: OpaquePointer?
+        #expect(cx_database_open(stub, &err) == nil)
+        let error = try #require(takeError(&err))
+        #expect(error.code == CX_ERR_NETWORK)
+        #expect(error.type == "NetworkError")
     }
 }

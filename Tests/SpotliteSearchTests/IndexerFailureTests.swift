@@ -76,12 +76,13 @@ struct IndexerFailureTests {
         let newest = try sandbox.store.currentToken()
 
         let error = await #expect(throws: SearchError.self) { try await indexer.update() }
-        guard case let .engine(type, message)? = error else {
+        guard case let .engine(engineError, outcome)? = error else {
             Issue.record("expected an engine error, got \(String(describing: error))")
             return
         }
-        #expect(type == "InvalidArgumentError")
-        #expect(message.contains("Term too long") && message.contains("next update retries"), "message: \(message)")
+        #expect(engineError.code == .invalidArgument && engineError.type == "InvalidArgumentError")
+        #expect(engineError.message.contains("Term too long"), "message: \(engineError.message)")
+        #expect(outcome?.contains("next update retries") == true, "outcome: \(String(describing: outcome))")
         #expect(saboteur.failures == SpotliteIndexer.maximumReplays + 1)
         #expect(try sandbox.indexToken() == beforeFailure, "the batch before the failing one was committed")
         #expect(try sandbox.store.position(of: author)?.token == beforeFailure, "the checkpoint never leads")

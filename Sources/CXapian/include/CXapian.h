@@ -48,10 +48,11 @@ typedef enum cx_error_code {
     CX_ERR_DATABASE_NOT_FOUND,     /**< Xapian::DatabaseNotFoundError: no database at the path. */
     CX_ERR_DATABASE_OPENING,       /**< Xapian::DatabaseOpeningError (other than not found). */
     CX_ERR_DATABASE_VERSION,       /**< Xapian::DatabaseVersionError: unsupported database format version. */
-    CX_ERR_DATABASE_CORRUPT,       /**< Xapian::DatabaseCorruptError. */
+    CX_ERR_DATABASE_CORRUPT,       /**< Xapian::DatabaseCorruptError, and a table cut short (Xapian 1.4 reports "EOF
+                                        reading block N" as a plain DatabaseError; the type name stays Xapian's). */
     CX_ERR_DATABASE_CREATE,        /**< Xapian::DatabaseCreateError. */
     CX_ERR_DATABASE_CLOSED,        /**< Xapian::DatabaseClosedError: the database was closed. */
-    CX_ERR_DATABASE,               /**< Any other Xapian::DatabaseError (I/O failures and the like). */
+    CX_ERR_DATABASE,               /**< Any other Xapian::DatabaseError (I/O failures such as a full disk). */
     CX_ERR_QUERY_PARSER,           /**< Xapian::QueryParserError: the query text could not be parsed. */
     CX_ERR_WILDCARD,               /**< Xapian::WildcardError: a wildcard expanded beyond its limit. */
     CX_ERR_INVALID_ARGUMENT,       /**< Xapian::InvalidArgumentError, or a NULL handle / bad argument caught by the shim. */
@@ -60,13 +61,14 @@ typedef enum cx_error_code {
     CX_ERR_DOC_NOT_FOUND,          /**< Xapian::DocNotFoundError. */
     CX_ERR_FEATURE_UNAVAILABLE,    /**< Xapian::FeatureUnavailableError. */
     CX_ERR_UNIMPLEMENTED,          /**< Xapian::UnimplementedError. */
-    CX_ERR_NETWORK,                /**< Xapian::NetworkError or NetworkTimeoutError. */
+    CX_ERR_NETWORK,                /**< Xapian::NetworkError (other than a timeout): a remote database failed. */
     CX_ERR_SERIALISATION,          /**< Xapian::SerialisationError. */
     CX_ERR_XAPIAN_OTHER,           /**< Any other Xapian::Error (InternalError, AssertionError, ...); see the type name. */
     CX_ERR_BAD_ALLOC,              /**< std::bad_alloc: out of memory. */
     CX_ERR_STD_EXCEPTION,          /**< Any other std::exception (e.g. std::invalid_argument); type is "std::exception". */
     CX_ERR_UNKNOWN,                /**< An exception of unknown type. */
-    CX_ERR_TIME_LIMIT              /**< A search ran past cx_search_options.time_limit; type is "TimeLimitError". */
+    CX_ERR_TIME_LIMIT,             /**< A search ran past cx_search_options.time_limit; type is "TimeLimitError". */
+    CX_ERR_NETWORK_TIMEOUT         /**< Xapian::NetworkTimeoutError: a remote database did not answer in time. */
 } cx_error_code;
 
 /** An error reported by a cx function. Owned by the caller; release with cx_error_free. */

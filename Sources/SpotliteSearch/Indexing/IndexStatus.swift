@@ -51,7 +51,7 @@ public struct IndexStatus: Sendable, Hashable {
                 fingerprint = metadata.fingerprint
                 updatedAt = metadata.updatedAt
             } catch let error as XapianError {
-                throw SearchError.indexCorrupt(path: index, reason: error.description)
+                throw SearchError.reading(error, path: index)
             }
         } else {
             exists = false

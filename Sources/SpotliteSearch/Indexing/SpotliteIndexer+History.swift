@@ -19,11 +19,14 @@ extension SpotliteIndexer {
             do {
                 try applyHistory(to: layout, into: &summary)
                 return
+            } catch let error as XapianError where error.code.isDamage {
+                // Replaying would meet the same damaged table: let the update rebuild.
+                throw SearchError.engine(error, outcome: "the index stays at its last committed token")
             } catch let error as XapianError where error.code != .databaseLock {
                 replays += 1
                 logger.warning("index write failed (\(error)); replaying from the last committed token (attempt \(replays))")
                 guard replays <= Self.maximumReplays else {
-                    throw SearchError.engine(type: error.type, message: error.message + " (the index stays at its last committed token; the next update retries)")
+                    throw SearchError.engine(error, outcome: "the index stays at its last committed token; the next update retries")
                 }
             }
         }

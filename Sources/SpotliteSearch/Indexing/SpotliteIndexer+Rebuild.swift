@@ -21,6 +21,9 @@ extension SpotliteIndexer {
             shards = try layout.metadata()
             let database = try XapianDatabase(path: generationPath)
             _ = try database.documentCount()
+        } catch let error as XapianError where error.code.isNetwork {
+            // A remote shard that cannot be reached is not damaged: rebuilding would only fail the same way.
+            throw SearchError.engine(error)
         } catch {
             return "the index could not be read (\(error))"
         }
@@ -133,7 +136,7 @@ extension SpotliteIndexer {
             }
             try writers.close()
         } catch let error as XapianError {
-            throw SearchError.engine(type: error.type, message: "\(error.message) while rebuilding the index; the index in use is unchanged")
+            throw SearchError.engine(error, outcome: "while rebuilding the index; the index in use is unchanged")
         }
         try layout.writeStub()
         for shardPath in layout.shardPaths { try Self.syncTree(shardPath) }

@@ -3,7 +3,8 @@ import SpotliteStore
 extension SpotliteIndexer {
     /// The history token the live index reflects (committed with its documents), or nil without an index.
     ///
-    /// - Throws: ``SearchError/indexCorrupt(path:reason:)`` when the index cannot be read.
+    /// - Throws: ``SearchError/indexCorrupt(path:reason:)`` when the index cannot be read;
+    ///   ``SearchError/engine(_:outcome:)`` for other engine failures.
     public nonisolated func indexedToken() throws -> HistoryToken? {
         guard let generation = directory.liveGeneration else { return nil }
         do {
@@ -16,7 +17,7 @@ extension SpotliteIndexer {
             let metadata = try IndexMetadata(reading: database.metadata(forKey:))
             return metadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
         } catch let error as XapianError {
-            throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
+            throw SearchError.reading(error, path: indexPath)
         }
     }
 
@@ -26,7 +27,7 @@ extension SpotliteIndexer {
     /// Someone must update meanwhile: live mode (``start()``), or ``update()`` from another task or process.
     /// Returns at once when the index is already there; cancel the waiting task to give up.
     ///
-    /// - Throws: `CancellationError` when the task is cancelled first; ``SearchError/indexCorrupt(path:reason:)``.
+    /// - Throws: `CancellationError` when the task is cancelled first; the errors of ``indexedToken()``.
     public nonisolated func waitUntilIndexed(through token: HistoryToken) async throws {
         // Subscribed before reading the index's token, so a commit in between is not missed.
         let updates = indexUpdates()

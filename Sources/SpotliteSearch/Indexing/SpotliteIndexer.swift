@@ -113,18 +113,18 @@ public actor SpotliteIndexer {
     /// (the summary says why).
     ///
     /// - Throws: ``SearchError/indexLocked(path:holderPID:)`` when another indexer updates the index; the store's
-    ///   errors; ``SearchError/engine(type:message:)`` when Xapian keeps failing a write (nothing past the last
+    ///   errors; ``SearchError/engine(_:outcome:)`` when Xapian keeps failing a write (nothing past the last
     ///   successful commit is recorded, so the next update retries those changes).
     @discardableResult
     public func update() throws -> IndexUpdateSummary {
-        try withWriterLock { try performUpdate(forcedReason: nil) }
+        try SearchError.translatingEngineErrors { try withWriterLock { try performUpdate(forcedReason: nil) } }
     }
 
     /// Builds a fresh index from the store's current rows beside the live one, switches to it atomically, then
     /// applies the history committed meanwhile.
     @discardableResult
     public func rebuild(reason: String = "a rebuild was requested") throws -> IndexUpdateSummary {
-        try withWriterLock { try performUpdate(forcedReason: reason) }
+        try SearchError.translatingEngineErrors { try withWriterLock { try performUpdate(forcedReason: reason) } }
     }
 
     /// Removes the index, the indexer's position in the store and its registration as a consumer, so cleanup stops
@@ -192,9 +192,9 @@ public actor SpotliteIndexer {
                     throw HistoryError.expiredToken(requested: requested, purgedThrough: purgedThrough)
                 }
                 reason = "the history after token \(requested.map { "\($0)" } ?? "0") was deleted (through token \(purgedThrough)) before the index consumed it"
-            } catch let SearchError.engine(type, message) where rebuilds < 2 && Self.isDamage(type: type, message: message) {
+            } catch let SearchError.engine(error, _) where rebuilds < 2 && error.code.isDamage {
                 // Opening the index read its metadata fine, but a table is truncated or corrupt further in.
-                reason = "the index is damaged (\(type): \(message))"
+                reason = "the index is damaged (\(error.type): \(error.message))"
             }
         }
         let elapsed = clock.now - started
@@ -221,11 +221,6 @@ public actor SpotliteIndexer {
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
-    /// Whether a failed update met a damaged index (a rebuild helps), rather than a write failure such as a full disk.
-    static func isDamage(type: String, message: String) -> Bool {
-        type == "DatabaseCorruptError" || (type == "DatabaseError" && message.contains("read"))
     }
 
     /// Saves the indexer's position in the store after a commit. A failure here is not the index's: the position

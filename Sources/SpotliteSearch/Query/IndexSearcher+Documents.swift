@@ -18,7 +18,7 @@ extension IndexSearcher {
     /// whether the index has caught up with a record, or show a record from the index alone.
     ///
     /// - Throws: ``SearchError/indexMissing(path:)`` without an index; ``SearchError/indexCorrupt(path:reason:)``
-    ///   when it cannot be read.
+    ///   when it cannot be read; ``SearchError/engine(_:outcome:)`` for other engine failures.
     public func document(entity: String, key: DatabaseValue) throws -> IndexedDocument? {
         try state.withLock { state in
             let open = try currentOpen(&state)
@@ -26,7 +26,7 @@ extension IndexSearcher {
             do {
                 data = try open.database.documentData(uniqueTerm: DocumentIdentity.term(entity: entity, key: key))
             } catch let error as XapianError {
-                throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
+                throw SearchError.reading(error, path: indexPath)
             }
             guard let data, let decoded = DocumentData(decoding: data) else { return nil }
             return IndexedDocument(entity: decoded.entity, key: decoded.key, fields: decoded.fields)

@@ -64,23 +64,37 @@ public final class IndexSearcher: Sendable {
     }
 
     /// Number of documents in the live generation.
+    ///
+    /// - Throws: ``SearchError/indexMissing(path:)`` without an index; ``SearchError/indexCorrupt(path:reason:)``
+    ///   when it cannot be read; ``SearchError/engine(_:outcome:)`` for other engine failures.
     public func documentCount() throws -> Int {
         try state.withLock { state in
             let open = try currentOpen(&state)
-            return try open.database.documentCount()
+            do {
+                return try open.database.documentCount()
+            } catch let error as XapianError {
+                throw SearchError.reading(error, path: indexPath)
+            }
         }
     }
 
     /// Runs a search.
+    ///
+    /// - Throws: ``SearchError/invalidQuery(query:reason:)`` when the text cannot be parsed;
+    ///   ``SearchError/overBudget(query:reason:)`` when the request asks for more than a search may cost;
+    ///   ``SearchError/unknownEntity(_:known:)`` and ``SearchError/unknownField(_:reason:)`` for names the
+    ///   configuration does not describe; ``SearchError/indexMissing(path:)`` without an index;
+    ///   ``SearchError/indexCorrupt(path:reason:)`` when it cannot be read; ``SearchError/engine(_:outcome:)`` for
+    ///   other engine failures.
     public func search(_ request: SearchRequest) throws -> SearchResults {
         let clock = ContinuousClock()
         let started = clock.now
-        var results = try state.withLock { state in
+        var results = try SearchError.translatingEngineErrors { try state.withLock { state in
             let open = try currentOpen(&state)
             var (results, mset) = try run(request, on: open)
             if request.snippet.length > 0 { try addSnippets(to: &results, from: mset, request: request) }
             return results
-        }
+        } }
         let elapsed = clock.now - started
         results.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return results
@@ -99,7 +113,7 @@ public final class IndexSearcher: Sendable {
             do {
                 try open.database.reopen()
             } catch let error as XapianError {
-                throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
+                throw SearchError.reading(error, path: indexPath)
             }
             return open
         }
@@ -111,7 +125,7 @@ public final class IndexSearcher: Sendable {
         do {
             database = try XapianDatabase(path: directory.generationPath(generation))
         } catch let error as XapianError {
-            throw SearchError.indexCorrupt(path: indexPath, reason: error.description)
+            throw SearchError.reading(error, path: indexPath)
         }
         let parser = try makeParser(database: database)
         let open = Open(stub: stub, database: database, parser: parser)
@@ -256,7 +270,7 @@ public final class IndexSearcher: Sendable {
             } catch let error as XapianError where error.code == .wildcard || error.code == .queryParser {
                 throw SearchError.invalidQuery(query: text, reason: error.message)
             } catch let error as XapianError {
-                throw SearchError.engine(type: error.type, message: error.message)
+                throw SearchError.reading(error, path: indexPath)
             }
         }
 

@@ -1,9 +1,14 @@
 import CXapian
 
-/// An error reported by Xapian (or by the shim around it), carried across the C boundary.
-package struct XapianError: Error, CustomStringConvertible, Sendable, Equatable {
-    /// What kind of failure happened.
-    package enum Code: Sendable, Equatable {
+/// A failure of the Xapian engine (or of the shim around it), typed once where it crosses the C boundary.
+///
+/// The public API never throws it on its own: it reaches callers inside ``SearchError/engine(_:outcome:)``, or
+/// already turned into a more specific ``SearchError`` (a lock into ``SearchError/indexLocked(path:holderPID:)``,
+/// damage into ``SearchError/indexCorrupt(path:reason:)``, a bad query into ``SearchError/invalidQuery(query:reason:)``).
+/// Decide by ``code``; ``type`` and ``message`` are Xapian's own words, for people.
+public struct XapianError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What kind of failure happened: one case per Xapian error class that Spotlite tells apart.
+    public enum Code: Sendable, Hashable {
         /// Another writer holds the database's write lock (`DatabaseLockError`).
         case databaseLock
         /// The revision being read was overwritten by a writer; reopen and retry (`DatabaseModifiedError`).
@@ -14,13 +19,14 @@ package struct XapianError: Error, CustomStringConvertible, Sendable, Equatable 
         case databaseOpening
         /// The database's format version is not supported (`DatabaseVersionError`).
         case databaseVersion
-        /// The database is corrupt (`DatabaseCorruptError`).
+        /// The database is corrupt (`DatabaseCorruptError`) or a table was cut short (Xapian's "EOF reading block",
+        /// reported as a plain `DatabaseError`): rebuilding the index from the store repairs it.
         case databaseCorrupt
         /// The database could not be created (`DatabaseCreateError`).
         case databaseCreate
         /// The database was closed (`DatabaseClosedError`).
         case databaseClosed
-        /// Another database failure, such as an I/O error (`DatabaseError`).
+        /// Another database failure, such as a failed write on a full disk (`DatabaseError`): rebuilding does not help.
         case database
         /// The query text could not be parsed (`QueryParserError`).
         case queryParser
@@ -38,8 +44,10 @@ package struct XapianError: Error, CustomStringConvertible, Sendable, Equatable 
         case featureUnavailable
         /// The feature is not implemented (`UnimplementedError`).
         case unimplemented
-        /// A remote database failed (`NetworkError`).
+        /// A remote database failed: the connection broke or could not be made (`NetworkError`).
         case network
+        /// A remote database did not answer in time (`NetworkTimeoutError`).
+        case networkTimeout
         /// Data could not be serialised or unserialised (`SerialisationError`).
         case serialisation
         /// Another Xapian error; see `XapianError.type`.
@@ -52,6 +60,13 @@ package struct XapianError: Error, CustomStringConvertible, Sendable, Equatable 
         case unknown
         /// A search ran past its time limit (the shim's `TimeLimitError`).
         case timeLimit
+
+        /// Whether the index's files are damaged, so that rebuilding the index from the store repairs it (rather
+        /// than a failure of the disk, the network or the caller, which a rebuild would only repeat).
+        public var isDamage: Bool { self == .databaseCorrupt }
+
+        /// Whether a remote database failed (unreachable, broken connection, no answer in time).
+        public var isNetwork: Bool { self == .network || self == .networkTimeout }
 
         init(_ code: cx_error_code) {
             switch code {
@@ -73,6 +88,7 @@ package struct XapianError: Error, CustomStringConvertible, Sendable, Equatable 
             case CX_ERR_FEATURE_UNAVAILABLE: self = .featureUnavailable
             case CX_ERR_UNIMPLEMENTED: self = .unimplemented
             case CX_ERR_NETWORK: self = .network
+            case CX_ERR_NETWORK_TIMEOUT: self = .networkTimeout
             case CX_ERR_SERIALISATION: self = .serialisation
             case CX_ERR_XAPIAN_OTHER: self = .otherXapianError
             case CX_ERR_BAD_ALLOC: self = .outOfMemory
@@ -84,14 +100,14 @@ package struct XapianError: Error, CustomStringConvertible, Sendable, Equatable 
     }
 
     /// What kind of failure happened.
-    package let code: Code
+    public let code: Code
     /// Xapian's name for the error type, e.g. "DatabaseLockError".
-    package let type: String
+    public let type: String
     /// Xapian's message.
-    package let message: String
+    public let message: String
     /// True when the failed call was a write and Xapian discarded every change since the last commit
     /// (documents and metadata): replay the batch from the last committed position.
-    package let batchLost: Bool
+    public let batchLost: Bool
 
     /// Creates an error; the shim normally creates them, tests and callers may too.
     package init(code: Code, type: String, message: String, batchLost: Bool = false) {
@@ -116,7 +132,7 @@ package struct XapianError: Error, CustomStringConvertible, Sendable, Equatable 
     }
 
     /// "Type: message", with a note when the uncommitted batch was lost.
-    package var description: String {
+    public var description: String {
         let text = "\(type): \(message)"
         return batchLost ? text + " (every change since the last commit was discarded)" : text
     }
