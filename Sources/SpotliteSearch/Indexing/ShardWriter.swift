@@ -33,6 +33,11 @@ final class ShardWriter: @unchecked Sendable {
     private var writer: XapianWritableDatabase?
     private var builder: DocumentBuilder?
     private var failure: (any Error)?
+    /// Documents a rebuild writes out at a time (nil: Xapian's own 10,000 per writer); see
+    /// ``ShardWriterSet/rebuildFlushThreshold(shards:)``.
+    private let flushThreshold: Int?
+    /// Documents written since the last commit or flush (touched on `queue` only).
+    private var unflushed = 0
     /// Set once `failure` is: lets the reading thread stop early without waiting for the queue.
     private let failed = Atomic<Bool>(false)
     private let writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
@@ -40,9 +45,11 @@ final class ShardWriter: @unchecked Sendable {
 
     /// Opens (or creates) the shard at `path` on the shard's queue.
     init(shard: Int, path: String, action: XapianWritableDatabase.OpenAction, noSync: Bool, schema: IndexSchema,
+         flushThreshold: Int? = nil,
          writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
          commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)? = nil) throws {
         self.shard = shard
+        self.flushThreshold = flushThreshold
         self.path = path
         self.writeHook = writeHook
         self.commitHook = commitHook
@@ -101,11 +108,18 @@ final class ShardWriter: @unchecked Sendable {
     /// Whether a piece of work failed (everything after it is skipped); does not wait.
     var hasFailed: Bool { failed.load(ordering: .acquiring) }
 
-    /// Queues writing `records`.
+    /// Queues writing `records`; past the flush threshold, the documents written so far are written out (a commit
+    /// without the token: what a rebuild writes is not live until its generation switches).
     func write(_ records: [ShardRecord], fresh: Bool) {
         guard !records.isEmpty else { return }
-        submit { context in
+        submit { [self] context in
             for record in records { try context.write(record, fresh: fresh) }
+            guard let flushThreshold else { return }
+            unflushed += records.count
+            if unflushed >= flushThreshold {
+                try context.writer.commit()
+                unflushed = 0
+            }
         }
     }
 
@@ -124,6 +138,7 @@ final class ShardWriter: @unchecked Sendable {
         submit { [self] context in
             for pair in metadata { try context.writer.setMetadata(pair[1], forKey: pair[0]) }
             try context.writer.commit()
+            unflushed = 0
             committedToken = token
             commitHook?(shard, token)
         }
