@@ -5,7 +5,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SYSTEM_PACKAGES := libxapian-dev libsqlite3-dev sqlite3
 JOBS ?=
 
-.PHONY: all deps build release test demo demo-data bench stress clean install uninstall
+.PHONY: all deps build release test docs demo demo-data bench stress clean install uninstall
 
 all: build
 
@@ -42,6 +42,11 @@ test: deps
 
 # The demo reads the machine's package catalog; apt's English long descriptions make it richer. Fetching them is
 # best effort (no network, not root: the demo still runs, with short descriptions or its built-in sample).
+# The DocC archives of the two library products, offline; a warning (a broken link, an undocumented parameter) fails.
+docs: deps
+	$(SWIFT) package generate-documentation --target SpotliteStore --warnings-as-errors
+	$(SWIFT) package generate-documentation --target SpotliteSearch --warnings-as-errors
+
 demo-data:
 	@if [ -d /var/lib/apt/lists ] && ! ls /var/lib/apt/lists/*_i18n_Translation-en* >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = "0" ]; then \

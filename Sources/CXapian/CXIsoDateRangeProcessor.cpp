@@ -38,13 +38,18 @@ bool digits(const std::string &text, size_t start, size_t count, int &value) {
 
 constexpr double seconds_per_day = 86400;
 
+// The years ISO 8601 allows without prior agreement. Before 1583 calendars disagree: Swift's Foundation, which reads
+// the dates stored in documents, switches to the Julian calendar before October 1582, while this file counts
+// proleptic Gregorian days, so an older date would land on different days in documents and in queries.
+constexpr int first_year = 1583;
+
 } // namespace
 
 namespace cx {
 
 bool IsoDateRangeProcessor::period(const std::string &text, double &first_second, double &last_second) {
     int year = 0, month = 0, day = 0;
-    if (!digits(text, 0, 4, year)) return false;
+    if (!digits(text, 0, 4, year) || year < first_year) return false;
     if (text.size() == 4) {
         first_second = double(days_since_epoch(year, 1, 1)) * seconds_per_day;
         last_second = double(days_since_epoch(year + 1, 1, 1)) * seconds_per_day - 1;
@@ -98,11 +103,12 @@ Xapian::Query IsoDateRangeProcessor::operator()(const std::string &begin, const 
             std::string field = str.size() > 1 && str.back() == ':' ? str.substr(0, str.size() - 1) : str;
             throw Xapian::QueryParserError("'" + bad + "' is not a date, and " + field +
                                            " is a date field; write YYYY, YYYY-MM, YYYY-MM-DD or "
-                                           "YYYY-MM-DDTHH:MM[:SS][Z] (UTC), or a range " + field + ":A..B");
+                                           "YYYY-MM-DDTHH:MM[:SS][Z] (UTC, a day that exists, years 1583 to 9999), "
+                                           "or a range " + field + ":A..B");
         }
         throw Xapian::QueryParserError("'" + bad + "' in the range " + str + begin + ".." + end +
                                        " is not a date; write dates as YYYY, YYYY-MM, YYYY-MM-DD or "
-                                       "YYYY-MM-DDTHH:MM[:SS][Z] (UTC)");
+                                       "YYYY-MM-DDTHH:MM[:SS][Z] (UTC, a day that exists, years 1583 to 9999)");
     }
     if (begin.empty() && end.empty()) {
         if (str.empty()) return Xapian::Query(Xapian::Query::OP_INVALID);

@@ -18,7 +18,9 @@ class IsoDateRangeProcessor : public Xapian::RangeProcessor {
 
     Xapian::Query operator()(const std::string &begin, const std::string &end) override;
 
-    /// First and last second (Unix time, UTC) of the period a date names; false when `text` is no such date.
+    /// First and last second (Unix time, UTC) of the period a date names; false when `text` is no such date: the
+    /// day must exist, hours 00-23, minutes and seconds 00-59, years 1583-9999 (the rule of the Swift side's
+    /// ISODateParser, which reads the dates stored in documents).
     static bool period(const std::string &text, double &first_second, double &last_second);
 };
 

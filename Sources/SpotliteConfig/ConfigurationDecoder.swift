@@ -68,20 +68,20 @@ struct ConfigurationDecoder {
             result.maximumDuration = text == "none" ? nil : try duration(text, at: history.path.appending("maximum_duration"))
         }
         if let clean = history.table["clean"] {
-            result.clean = try decodeClean(clean, at: history.path.appending("clean"))
+            result.deletionSchedule = try decodeClean(clean, at: history.path.appending("clean"))
         }
         return result
     }
 
-    private func decodeClean(_ value: TOMLValueConvertible, at path: ConfigurationKeyPath) throws(ConfigurationError) -> CleanPolicy {
+    private func decodeClean(_ value: TOMLValueConvertible, at path: ConfigurationKeyPath) throws(ConfigurationError) -> HistoryDeletionSchedule {
         if let text = value.string {
             guard text == "none" else {
-                throw error(at: path, .invalidValue, "expected \(Expectation.cleanPolicy); found \(Self.describe(value))")
+                throw error(at: path, .invalidValue, "expected \(Expectation.deletionSchedule); found \(Self.describe(value))")
             }
             return .none
         }
         guard let table = value.table else {
-            throw error(at: path, .wrongType, "expected \(Expectation.cleanPolicy); found \(Self.describe(value))")
+            throw error(at: path, .wrongType, "expected \(Expectation.deletionSchedule); found \(Self.describe(value))")
         }
         let clean = Table(table, at: path)
         try checkKeys(of: clean, known: Self.cleanKeys)
@@ -95,7 +95,7 @@ struct ConfigurationDecoder {
         case (.some, .some):
             throw error(at: path, .conflict, "expected exactly one of every or notifications; found both; keep one")
         case (nil, nil):
-            throw error(at: path, .missingKey, "expected \(Expectation.cleanPolicy); found an empty table")
+            throw error(at: path, .missingKey, "expected \(Expectation.deletionSchedule); found an empty table")
         }
     }
 
@@ -169,7 +169,7 @@ struct ConfigurationDecoder {
 
     private func decodeEntity(named name: String, in entities: Table) throws(ConfigurationError) -> EntityConfiguration {
         // The name is checked first: everything else about an entity with a hostile name is beside the point.
-        if let problem = IdentifierRules.problemWithEntityName(name) {
+        if let problem = Identifier.problemWithEntityName(name) {
             throw error(at: entities.path.appending(name), .invalidValue, problem)
         }
         guard let entity = try table(entities, name, expected: Expectation.entity) else {
@@ -193,7 +193,7 @@ struct ConfigurationDecoder {
     }
 
     private func decodeField(named name: String, in fields: Table) throws(ConfigurationError) -> FieldConfiguration {
-        if let problem = IdentifierRules.problemWithColumnName(name) {
+        if let problem = Identifier.problemWithColumnName(name) {
             throw error(at: fields.path.appending(name), .invalidValue, problem)
         }
         guard let field = try table(fields, name, expected: Expectation.field) else {

@@ -66,7 +66,7 @@ struct ModelConfigurationDecoder {
 
     private func decodeEntity(named name: String, in entities: TOMLTable, at path: ConfigurationKeyPath) throws(ConfigurationError) -> VersionEntityConfiguration {
         let entityPath = path.appending(name)
-        if let problem = IdentifierRules.problemWithEntityName(name) {
+        if let problem = Identifier.problemWithEntityName(name) {
             throw error(entityPath, .invalidValue, problem)
         }
         guard let entity = entities[name]?.table else {
@@ -82,7 +82,7 @@ struct ModelConfigurationDecoder {
         let columnsPath = entityPath.appending("columns")
         var decoded: [VersionEntityConfiguration.Column] = []
         for column in ordered(columns, at: columnsPath) {
-            if let problem = IdentifierRules.problemWithColumnName(column) {
+            if let problem = Identifier.problemWithColumnName(column) {
                 throw error(columnsPath.appending(column), .invalidValue, problem)
             }
             let typeName = try string(columns, column, at: columnsPath, expected: Expectation.fieldType) ?? ""

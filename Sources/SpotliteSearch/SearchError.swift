@@ -32,6 +32,7 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     /// Ranking options (BM25 parameters, proximity, expansion) out of their range.
     case invalidRanking(reason: String)
 
+    /// The problem and the way out, in one line.
     public var description: String {
         switch self {
         case let .indexLocked(path, pid):

@@ -110,6 +110,25 @@ struct ShimQueryTests {
         #expect(takeError(&err)?.code == CX_ERR_INVALID_OPERATION)
     }
 
+    @Test("a date range accepts only dates that exist, the rule the Swift side applies to stored dates",
+          arguments: [("2024-02-29", true), ("2023-02-29", false), ("2024-02-31", false), ("2024-04-31", false),
+                      ("2024-13", false), ("2024-12-31T23:59:59Z", true), ("2024-12-31T24:00", false),
+                      ("2024-12-31T10:60", false), ("2024-12-31T10:20:60", false), ("1583", true), ("1582-12-31", false),
+                      ("9999-12-31", true), ("2000-02-29", true), ("1900-02-29", false)])
+    func dateRangesRejectImpossibleDates(date: String, valid: Bool) throws {
+        var err: OpaquePointer?
+        let parser = try #require(cx_query_parser_new(&err))
+        defer { cx_query_parser_free(parser) }
+        #expect(withText("released:") { cx_query_parser_add_date_range(parser, 3, $0, $1, &err) })
+        let parsed = parse(parser, Array("released:\(date)..2024".utf8))
+        if let query = parsed.query { cx_query_free(query) }
+        #expect((parsed.query != nil) == valid, "\(date): \(String(describing: parsed.error))")
+        if !valid {
+            #expect(parsed.error?.code == CX_ERR_QUERY_PARSER)
+            #expect(parsed.error?.message.contains("'\(date)'") == true)
+        }
+    }
+
     @Test func composedQueriesDescribeTheirStructure() throws {
         var err: OpaquePointer?
         let invoice = try #require(withText("invoice") { cx_query_new_term($0, $1, &err) })

@@ -1,3 +1,4 @@
+import Spotlite
 import Testing
 @testable import SpotliteSearch
 
@@ -332,5 +333,54 @@ struct ConfigurationErrorTests {
             try SpotliteConfiguration(tomlString: "[indexer]\nbatch_size = 0\n", source: "relative/name.toml")
         }
         #expect(error?.description == "relative/name.toml: indexer.batch_size: expected an integer ≥ 1; found 0")
+    }
+}
+
+/// The configuration file and a model built in Swift accept and refuse the same names: one set of identifier rules.
+@Suite("Identifier rules")
+struct IdentifierRuleTests {
+    static let names = ["Note", "_private", "n64" + String(repeating: "x", count: 61), "n65" + String(repeating: "x", count: 62),
+                        "1abc", "bad-name", "café", "spotlite_notes", "SQLite_x", "rowid", "OID", "_rowid_", "_delete", "body"]
+
+    private func fileAccepts(entity: String = "Note", key: String = "id", field: String = "body") -> Bool {
+        let toml = """
+            store = "/tmp/store.sqlite"
+            index = "/tmp/search"
+            [entities.\(entity)]
+            key = "\(key)"
+            [entities.\(entity).fields]
+            \(field) = { type = "text" }
+            """
+        return (try? SpotliteConfiguration(tomlString: toml, source: "test")) != nil
+    }
+
+    private func modelAccepts(entity: String = "Note", key: String = "id", field: String = "body") -> Bool {
+        let model = StoreModel(entities: [EntityDescription(name: entity, key: key, attributes: [AttributeDescription(name: field)])])
+        return (try? model.validate()) != nil
+    }
+
+    @Test("entity names", arguments: names)
+    func entityNames(name: String) {
+        // TOML table names need quotes around anything but bare keys.
+        let quoted = "\"\(name)\""
+        #expect(fileAccepts(entity: quoted) == modelAccepts(entity: name), "\(name)")
+    }
+
+    @Test("key and field names", arguments: names)
+    func columnNames(name: String) {
+        #expect(fileAccepts(key: name, field: "\"\(name)\"") == modelAccepts(key: name, field: name), "\(name)")
+        #expect(fileAccepts(field: "\"\(name)\"") == modelAccepts(field: name), "\(name)")
+    }
+
+    @Test func theRulesRefuseWhatTheyShould() {
+        #expect(modelAccepts(entity: "Note") && modelAccepts(field: "_private"))
+        #expect(fileAccepts() && fileAccepts(entity: "\"Note\"", field: "\"_private\""), "the sample file is valid")
+        for name in ["1abc", "bad-name", "café", "spotlite_notes", "SQLite_x", "n65" + String(repeating: "x", count: 62)] {
+            #expect(!modelAccepts(entity: name) && !fileAccepts(entity: "\"\(name)\""), "\(name)")
+        }
+        for name in ["rowid", "OID", "_rowid_", "_delete"] {
+            #expect(modelAccepts(entity: name == "_delete" ? "Deleted" : "Note"))
+            #expect(!modelAccepts(field: name) && !fileAccepts(field: "\"\(name)\""), "\(name)")
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteStore
 import Testing
 @testable import SpotliteSearch
 
@@ -17,7 +18,7 @@ struct ConfigurationLoadingTests {
             batchAuthors: ["importer"],
             mirrorAuthors: [],
             maximumDuration: .seconds(7 * 86400),
-            clean: .none
+            deletionSchedule: .none
         ))
         #expect(configuration.history.requiredAuthors == ["app"])
         #expect(configuration.indexer == IndexerConfiguration(author: "spotlite.indexer", language: "en", stopwords: "en", batchSize: 1000))
@@ -68,7 +69,7 @@ struct ConfigurationLoadingTests {
         #expect(configuration.history.mirrorAuthors == ["sync"])
         #expect(configuration.history.requiredAuthors == ["app", "sync"])
         #expect(configuration.history.maximumDuration == .seconds(30 * 86400))
-        #expect(configuration.history.clean == .every(.seconds(6 * 3600)))
+        #expect(configuration.history.deletionSchedule == .every(.seconds(6 * 3600)))
         #expect(configuration.indexer.language == "english")
         #expect(configuration.indexer.stopwords == "none")
         #expect(configuration.indexer.batchSize == 200)
@@ -109,9 +110,9 @@ struct ConfigurationLoadingTests {
         #expect(configuration.entities.isEmpty)
     }
 
-    @Test("clean policies in every accepted spelling")
+    @Test("deletion schedules (`clean`) in every accepted spelling")
     func cleanPolicies() throws {
-        let cases: [(String, CleanPolicy)] = [
+        let cases: [(String, HistoryDeletionSchedule)] = [
             ("clean = \"none\"", .none),
             ("clean = { every = \"4h\" }", .every(.seconds(4 * 3600))),
             ("clean = { every = \"90s\" }", .every(.seconds(90))),
@@ -120,7 +121,7 @@ struct ConfigurationLoadingTests {
         ]
         for (line, expected) in cases {
             let configuration = try SpotliteConfiguration(tomlString: "[history]\n\(line)\n", baseDirectory: "/b")
-            #expect(configuration.history.clean == expected, "\(line)")
+            #expect(configuration.history.deletionSchedule == expected, "\(line)")
         }
     }
 
@@ -251,7 +252,7 @@ struct ConfigurationLoadingTests {
     @Test("a configuration built in Swift validates like a file")
     func swiftBuiltConfiguration() throws {
         var configuration = SpotliteConfiguration(
-            history: HistoryConfiguration(authors: ["app"], clean: .notifications(10)),
+            history: HistoryConfiguration(authors: ["app"], deletionSchedule: .notifications(10)),
             entities: [
                 EntityConfiguration(name: "Note", key: "id", preserveOnDelete: ["title"], fields: [
                     .text("title", weight: 2, prefix: "title", store: true),
@@ -285,15 +286,15 @@ struct ConfigurationLoadingTests {
         #expect(storeError?.keyPath == "entities.Note.fields.size.store")
 
         configuration.entities[0].fields[2].store = true
-        configuration.history.clean = .every(.zero)
+        configuration.history.deletionSchedule = .every(.zero)
         let cleanError = #expect(throws: ConfigurationError.self) { try configuration.validate() }
         #expect(cleanError?.keyPath == "history.clean.every")
 
-        configuration.history.clean = .notifications(0)
+        configuration.history.deletionSchedule = .notifications(0)
         let notificationsError = #expect(throws: ConfigurationError.self) { try configuration.validate() }
         #expect(notificationsError?.keyPath == "history.clean.notifications")
 
-        configuration.history.clean = .none
+        configuration.history.deletionSchedule = .none
         configuration.history.maximumDuration = .seconds(-1)
         let maximumError = #expect(throws: ConfigurationError.self) { try configuration.validate() }
         #expect(maximumError?.keyPath == "history.maximum_duration")

@@ -31,7 +31,7 @@ struct ConfigurationMappingTests {
 
     @Test func cleanupWaitsForReadersNotBatchAuthorsAndTheIndexerThroughItsRegistration() throws {
         let configuration = try SpotliteConfiguration(tomlString: Self.toml)
-        let policy = configuration.cleanupPolicy
+        let policy = configuration.deletionPolicy
         // The indexer registers itself in the store while it has an index, so deleting the index can release it.
         #expect(Set(policy.requiredAuthors) == ["app", "widget"])
         #expect(Set(policy.listedAuthors) == ["app", "widget", "importer"])
@@ -42,7 +42,7 @@ struct ConfigurationMappingTests {
     @Test func maximumDurationNoneKeepsHistory() throws {
         let configuration = try SpotliteConfiguration(tomlString: "[history]\nmaximum_duration = \"none\"\n")
         #expect(configuration.history.maximumDuration == nil)
-        #expect(configuration.cleanupPolicy.maximumDuration == nil)
+        #expect(configuration.deletionPolicy.maximumDuration == nil)
     }
 
     @Test func trackerConfigurationFollowsTheHistorySection() throws {
@@ -54,7 +54,7 @@ struct ConfigurationMappingTests {
         #expect(tracker.mirrorAuthors == ["sync"])
         #expect(tracker.consumers.isEmpty, "the indexer is waited for through its registration in the store")
         #expect(tracker.includesUnattributedTransactions, "writes by the sqlite3 shell are delivered by default")
-        #expect(tracker.cleanStrategy == .byDuration(.seconds(4 * 3600)))
+        #expect(tracker.deletionSchedule == .every(.seconds(4 * 3600)))
         #expect(tracker.maximumDuration == .seconds(7 * 86_400))
     }
 }

@@ -102,7 +102,7 @@ struct IndexerLiveModeTests {
         #expect(try sandbox.keys("gimp").isEmpty, "a stopped indexer does not index")
         #expect(try sandbox.store.position(of: author)?.token == position.token)
         try sandbox.store.setPosition(try #require(try sandbox.store.currentToken()), for: "app")
-        try HistoryCleaner(store: sandbox.store, policy: sandbox.configuration.cleanupPolicy).clean()
+        try HistoryDeleter(store: sandbox.store, policy: sandbox.configuration.deletionPolicy).deleteConsumedHistory()
         #expect(try sandbox.store.countHistory(.after(position.token)) == 2)
 
         try await indexer.start()

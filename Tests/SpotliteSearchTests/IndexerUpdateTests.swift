@@ -254,8 +254,8 @@ struct IndexerUpdateTests {
         try sandbox.write([SamplePackage.named("inkscape")])
         let newest = try #require(try sandbox.store.currentToken())
         try sandbox.store.setPosition(newest, for: "app")
-        let cleaner = HistoryCleaner(store: sandbox.store, policy: sandbox.configuration.cleanupPolicy)
-        let result = try cleaner.clean()
+        let deleter = HistoryDeleter(store: sandbox.store, policy: sandbox.configuration.deletionPolicy)
+        let result = try deleter.deleteConsumedHistory()
         #expect(result.watermark == indexed, "the indexer's position is the lowest")
         #expect(try sandbox.store.countHistory(.after(indexed)) == 2, "history the indexer needs is kept")
 
@@ -263,7 +263,7 @@ struct IndexerUpdateTests {
         #expect(!summary.rebuilt, "no rebuild: the history was there")
         #expect(summary.indexed == 2)
         #expect(try sandbox.store.position(of: author)?.token == newest)
-        #expect(try cleaner.clean().watermark == newest)
+        #expect(try deleter.deleteConsumedHistory().watermark == newest)
         #expect(try sandbox.keys("inkscape") == ["inkscape"])
     }
 

@@ -60,13 +60,13 @@ struct LibraryPromisesSearchTests {
         try sandbox.write([SamplePackage(name: "lunar-editor", summary: "an editor for the moon")])
         let newest = try #require(try sandbox.store.currentToken())
         try sandbox.store.setPosition(newest, for: "app")
-        let cleaner = HistoryCleaner(store: sandbox.store, policy: sandbox.configuration.cleanupPolicy)
-        let held = try cleaner.clean(dryRun: true)
+        let deleter = HistoryDeleter(store: sandbox.store, policy: sandbox.configuration.deletionPolicy)
+        let held = try deleter.deleteConsumedHistory(dryRun: true)
         #expect(held.keptTransactions >= 1, "the indexer has not indexed the new package: its history is kept; \(held)")
 
         try await indexer.deleteIndex()
         #expect(try sandbox.store.registeredConsumers().isEmpty)
-        let result = try cleaner.clean()
+        let result = try deleter.deleteConsumedHistory()
         #expect(result.absentAuthors.isEmpty, "\(result.reason)")
         #expect(result.keptTransactions == 0, "\(result.reason)")
     }

@@ -152,18 +152,18 @@ struct HistoryConsumerDriverTests {
         let driver = try HistoryConsumerDriver(store: test.store, consumer: mirror, start: .now)
         try test.store.insertPackages(["vim"], author: "app")
         try test.store.setPosition(try #require(try test.store.currentToken()), for: "app")
-        let cleaner = HistoryCleaner(store: test.store, policy: CleanupPolicy(requiredAuthors: ["app"]))
+        let deleter = HistoryDeleter(store: test.store, policy: HistoryDeletionPolicy(requiredAuthors: ["app"]))
 
-        #expect(try cleaner.clean().deletedTransactions == 0, "the consumer has not applied the insert")
+        #expect(try deleter.deleteConsumedHistory().deletedTransactions == 0, "the consumer has not applied the insert")
         try await driver.processPending()
-        #expect(try cleaner.clean().deletedTransactions == 1)
+        #expect(try deleter.deleteConsumedHistory().deletedTransactions == 1)
 
         try test.store.insertPackages(["emacs"], author: "app")
         try test.store.setPosition(try #require(try test.store.currentToken()), for: "app")
         try await driver.unregister()
         #expect(try test.store.registeredConsumers().isEmpty)
         #expect(try test.store.position(of: "mirror") == nil)
-        #expect(try cleaner.clean().deletedTransactions == 1, "an unregistered consumer holds nothing back")
+        #expect(try deleter.deleteConsumedHistory().deletedTransactions == 1, "an unregistered consumer holds nothing back")
     }
 
     @Test func historyDeletedBeforeTheConsumerReadItIsReplacedByASnapshot() async throws {

@@ -209,6 +209,26 @@ struct ModelValidationTests {
         #expect(error?.description.contains("reserved") == true)
     }
 
+    @Test("columns follow the same rules as the configuration: no reserved prefix, no SQLite or importer name, 64 at most")
+    func reservedColumnsAndLongNamesAreRejected() throws {
+        for name in ["spotlite_rev", "SQLITE_x", "rowid", "OID", "_rowid_", "_delete"] {
+            let error = #expect(throws: StoreError.reservedIdentifier(name, role: "attribute of entity Thing")) {
+                try open([EntityDescription(name: "Thing", key: "id", attributes: [AttributeDescription(name: name)])])
+            }
+            #expect(error?.description.contains("reserved") == true, "\(name)")
+        }
+        #expect(throws: StoreError.reservedIdentifier("sqlite_notes", role: "entity name")) {
+            try open([EntityDescription(name: "sqlite_notes", key: "id")])
+        }
+        let long = String(repeating: "n", count: 65)
+        let error = #expect(throws: StoreError.invalidIdentifier(long, role: "entity name")) {
+            try open([EntityDescription(name: long, key: "id")])
+        }
+        #expect(error?.description.contains("at most 64") == true)
+        try open([EntityDescription(name: String(repeating: "n", count: 64), key: "id",
+                                    attributes: [AttributeDescription(name: "rowid_copy")])])
+    }
+
     @Test func duplicateNamesDifferingOnlyByCaseAreRejected() throws {
         #expect(throws: StoreError.duplicateName("package", scope: "the model's entities")) {
             try open([EntityDescription(name: "Package", key: "id"), EntityDescription(name: "package", key: "id")])

@@ -15,7 +15,7 @@ struct TrackingCleanupTests {
         let authors = ["app", "widget", "watch"]
         let tracker = try HistoryTracker(
             store: test.store,
-            configuration: trackerConfiguration("app", allAuthors: authors) { $0.cleanStrategy = .byNotification(times: 1) })
+            configuration: trackerConfiguration("app", allAuthors: authors) { $0.deletionSchedule = .notifications(1) })
         let events = TrackerEventLog(tracker)
         struct Indexer: HistoryPositionHolder { let consumerName = "spotlite.indexer" }
         tracker.register(consumer: Indexer())
@@ -25,10 +25,10 @@ struct TrackingCleanupTests {
         #expect(await waitUntil { !events.cleanups.isEmpty })
         let automatic = try #require(events.cleanups.first)
 
-        let cleaner = tracker.cleaner()
-        #expect(cleaner.policy == tracker.cleanupPolicy)
-        #expect(cleaner.policy.requiredAuthors.sorted() == ["app", "spotlite.indexer", "watch", "widget"])
-        let manual = try cleaner.clean()
+        let deleter = tracker.deleter()
+        #expect(deleter.policy == tracker.deletionPolicy)
+        #expect(deleter.policy.requiredAuthors.sorted() == ["app", "spotlite.indexer", "watch", "widget"])
+        let manual = try deleter.deleteConsumedHistory()
         // PersistentHistoryTrackingKit's manual cleaner ignored authors without a position; this one waits.
         #expect(manual.watermark == nil)
         #expect(manual.deletedTransactions == 0)
@@ -40,7 +40,7 @@ struct TrackingCleanupTests {
         try test.store.setPosition(token, for: "watch")
         try test.store.setPosition(token, for: "spotlite.indexer")
         try await tracker.processPendingHistory()
-        let ready = try cleaner.clean()
+        let ready = try deleter.deleteConsumedHistory()
         #expect(ready.watermark == token)
         #expect(ready.deletedTransactions == 1)
     }
@@ -54,7 +54,7 @@ struct TrackingCleanupTests {
             store: test.store,
             configuration: trackerConfiguration("app", allAuthors: authors) {
                 $0.batchAuthors = ["widget"]
-                $0.cleanStrategy = .byNotification(times: 1)
+                $0.deletionSchedule = .notifications(1)
                 $0.maximumDuration = .seconds(2)
             })
         let appEvents = TrackerEventLog(app)
@@ -72,7 +72,7 @@ struct TrackingCleanupTests {
         try await Task.sleep(for: .milliseconds(2500))
         let fresh = try widget.insertPackages(["fresh"], author: "widget")
         #expect(try await waitUntil { try test.store.fetchHistory(.allRetained).map(\.token) == [fresh] })
-        let byDuration = { (result: CleanupResult) in result.reason.contains("older than the maximum duration") }
+        let byDuration = { (result: HistoryDeletionResult) in result.reason.contains("older than the maximum duration") }
         #expect(await waitUntil { appEvents.cleanups.contains(where: byDuration) })
         let cleanup = try #require(appEvents.cleanups.last(where: byDuration))
         #expect(cleanup.watermark == old, "the reader lags at its position")
@@ -97,11 +97,11 @@ struct TrackingCleanupTests {
         let authors = ["app", "widget", "watch"]
         let app = try HistoryTracker(
             store: test.store, configuration: trackerConfiguration("app", allAuthors: authors, autoStart: false))
-        let cleaner = app.cleaner()
+        let deleter = app.deleter()
         let now = Date()
 
         // A week and a day ago, a cleanup saw that the watch app had no position.
-        let firstSeen = try cleaner.clean(now: now.addingTimeInterval(-8 * Self.day))
+        let firstSeen = try deleter.deleteConsumedHistory(now: now.addingTimeInterval(-8 * Self.day))
         #expect(firstSeen.absentAuthors == ["app", "watch", "widget"])
 
         let token = try widget.insertPackages(["w"], author: "widget")
@@ -109,13 +109,13 @@ struct TrackingCleanupTests {
         try await app.processPendingHistory()
 
         // A day later than that it still waited for the watch app...
-        let dayLater = try cleaner.clean(dryRun: true, now: now.addingTimeInterval(-7 * Self.day))
+        let dayLater = try deleter.deleteConsumedHistory(dryRun: true, now: now.addingTimeInterval(-7 * Self.day))
         #expect(dayLater.watermark == nil)
         #expect(dayLater.absentAuthors == ["watch"])
         #expect(dayLater.deletedTransactions == 0)
         // ... but now it has been absent longer than seven days: the others' watermark applies, although the
         // history itself is fresh.
-        let today = try cleaner.clean(now: now)
+        let today = try deleter.deleteConsumedHistory(now: now)
         #expect(today.abandonedAuthors == ["watch"])
         #expect(today.absentAuthors.isEmpty)
         #expect(today.watermark == token)
@@ -131,7 +131,7 @@ struct TrackingCleanupTests {
         try watch.resetPosition()
         #expect(try watch.position()?.token == token)
         // Having a position again, it is waited for again.
-        let next = try cleaner.clean(now: now)
+        let next = try deleter.deleteConsumedHistory(now: now)
         #expect(next.abandonedAuthors.isEmpty && next.absentAuthors.isEmpty)
     }
 
@@ -154,13 +154,13 @@ struct TrackingCleanupTests {
         try await app.processPendingHistory()
         #expect(try app.position()?.token == t3)
 
-        let dayLater = try app.cleaner().clean(now: Date().addingTimeInterval(Self.day))
+        let dayLater = try app.deleter().deleteConsumedHistory(now: Date().addingTimeInterval(Self.day))
         #expect(dayLater.watermark == t1)
         #expect(dayLater.deletedTransactions == 1)
         let position = try #require(try thumbnailer.position(in: test.store)).token
         #expect(try test.store.fetchHistory(.after(position)).map(\.token) == [t2, t3])
 
-        let weekLater = try app.cleaner().clean(now: Date().addingTimeInterval(8 * Self.day))
+        let weekLater = try app.deleter().deleteConsumedHistory(now: Date().addingTimeInterval(8 * Self.day))
         #expect(weekLater.deletedTransactions == 2)
         #expect(throws: HistoryError.expiredToken(requested: t1, purgedThrough: t3)) {
             try test.store.fetchHistory(.after(position))
@@ -174,7 +174,7 @@ struct TrackingCleanupTests {
                 store: test.store,
                 configuration: trackerConfiguration("app", allAuthors: ["app", "importer"], autoStart: false) {
                     $0.batchAuthors = ["importer"]
-                    $0.purgesUnlistedAuthors = purgesUnlisted
+                    $0.deletesUnlistedAuthors = purgesUnlisted
                 })
             let listed = try test.store.insertPackages(["listed"], author: "importer")
             try SQLiteShell.run(test.path, "INSERT INTO Package (name) VALUES ('from-the-shell');")
@@ -182,7 +182,7 @@ struct TrackingCleanupTests {
             try await tracker.processPendingHistory()
             #expect(try tracker.position()?.token == stranger)
 
-            let result = try tracker.cleaner().clean()
+            let result = try tracker.deleter().deleteConsumedHistory()
             let remaining = try test.store.fetchHistory(.allRetained)
             if purgesUnlisted {
                 #expect(result.deletedTransactions == 3)
@@ -227,12 +227,12 @@ struct TrackingCleanupTests {
         // the kit does with its defaults file, would delete what the reader is about to need again.
         #expect(try test.store.position(of: "reader")?.token == tokens[5])
 
-        let cleaner = tracker.cleaner()
+        let deleter = tracker.deleter()
         // On a thread of its own: the clean blocks while it waits for the lock, and must not hold one of the few
         // cooperative threads this test needs to go on.
         let cleaning = Task {
             try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(with: Result { try cleaner.clean() }) }
+                DispatchQueue.global().async { continuation.resume(with: Result { try deleter.deleteConsumedHistory() }) }
             }
         }
         // Let the cleaner run into the other process's lock, then let that process commit.

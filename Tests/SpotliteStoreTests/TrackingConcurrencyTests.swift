@@ -15,13 +15,13 @@ struct TrackingConcurrencyTests {
         let events: TrackerEventLog
     }
 
-    private func makeApps(_ test: TestStore, authors: [String], strategy: CleanStrategy) throws -> [App] {
+    private func makeApps(_ test: TestStore, authors: [String], strategy: HistoryDeletionSchedule) throws -> [App] {
         try authors.map { author in
             let store = try test.reopen()
             let inbox = RecordingSubscriber()
             let tracker = try HistoryTracker(
                 store: store,
-                configuration: trackerConfiguration(author, allAuthors: authors) { $0.cleanStrategy = strategy },
+                configuration: trackerConfiguration(author, allAuthors: authors) { $0.deletionSchedule = strategy },
                 subscribers: [inbox])
             return App(author: author, store: store, inbox: inbox, tracker: tracker, events: TrackerEventLog(tracker))
         }
@@ -68,15 +68,15 @@ struct TrackingConcurrencyTests {
     @Test func cleansAndFetchesRunConcurrentlyWithoutErrorOrLoss() async throws {
         let test = try TestStore()
         let authors = ["a", "b", "c", "d"]
-        let apps = try makeApps(test, authors: authors, strategy: .byNotification(times: 1))
+        let apps = try makeApps(test, authors: authors, strategy: .notifications(1))
         // One more process-like handle cleaning by hand in a loop meanwhile, with the same policy.
         let janitorStore = try test.reopen()
-        let janitor = HistoryCleaner(store: janitorStore, policy: apps[0].tracker.cleanupPolicy)
+        let janitor = HistoryDeleter(store: janitorStore, policy: apps[0].tracker.deletionPolicy)
         let janitorDeleted = Recorder<Int>()
         let stopJanitor = Recorder<Bool>()
         let janitorTask = Task {
             while stopJanitor.count == 0 {
-                janitorDeleted.append(try janitor.clean().deletedTransactions)
+                janitorDeleted.append(try janitor.deleteConsumedHistory().deletedTransactions)
                 try await Task.sleep(for: .milliseconds(2))
             }
         }
@@ -88,7 +88,7 @@ struct TrackingConcurrencyTests {
 
         // Everyone has consumed everything: a last cleanup empties history, and every transaction was deleted
         // exactly once over all the cleanups that ran, whichever handle ran them.
-        let last = try janitor.clean()
+        let last = try janitor.deleteConsumedHistory()
         #expect(try test.store.transactionCount() == 0)
         let automatic = { apps.flatMap { $0.events.cleanups.map(\.deletedTransactions) } }
         let manual = janitorDeleted.values.reduce(0, +) + last.deletedTransactions

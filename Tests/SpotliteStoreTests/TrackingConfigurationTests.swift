@@ -9,14 +9,14 @@ import Testing
 struct TrackingConfigurationTests {
     @Test func defaultsFollowTheKitWhereItIsSafe() {
         let configuration = HistoryTrackerConfiguration(currentAuthor: "app", allAuthors: ["app"])
-        #expect(configuration.cleanStrategy == .none)
+        #expect(configuration.deletionSchedule == .none)
         #expect(configuration.maximumDuration == .seconds(7 * 86_400))
-        #expect(configuration.cleanupPolicy.maximumDuration == TimeInterval(7 * 86_400))
+        #expect(configuration.deletionPolicy.maximumDuration == TimeInterval(7 * 86_400))
         #expect(configuration.autoStart)
         #expect(configuration.logLevel == .important)
         #expect(configuration.positionKeyPrefix.isEmpty)
         #expect(!configuration.includesMirrorAuthors)
-        #expect(!configuration.purgesUnlistedAuthors)
+        #expect(!configuration.deletesUnlistedAuthors)
     }
 
     @Test func unworkableConfigurationsAreRejectedWithTheWayOut() throws {
@@ -42,8 +42,8 @@ struct TrackingConfigurationTests {
             (rejection { $0.allAuthors.append("") }, .invalidAuthorName("", role: "the listed author"), "non-empty"),
             (rejection { $0.batchAuthors = ["stranger"] }, .batchAuthorNotListed("stranger"), "add it there or remove it"),
             (rejection { $0.batchAuthors = ["app"] }, .currentAuthorIsBatchAuthor("app"), "batchContextNames"),
-            (rejection { $0.cleanStrategy = .byNotification(times: 0) }, .invalidNotificationCount(0), "at least 1"),
-            (rejection { $0.cleanStrategy = .byDuration(.zero) }, .invalidDuration(.zero, role: "clean interval"), "positive"),
+            (rejection { $0.deletionSchedule = .notifications(0) }, .invalidNotificationCount(0), "at least 1"),
+            (rejection { $0.deletionSchedule = .every(.zero) }, .invalidDuration(.zero, role: "deletion interval"), "positive"),
             (rejection { $0.maximumDuration = .seconds(-1) }, .invalidDuration(.seconds(-1), role: "maximum duration"), "nil"),
             (rejection { $0.fetchBatchSize = 0 }, .invalidBatchSize(0), "at least 1"),
             (rejection { $0.consumers = ["indexer "] }, .invalidAuthorName("indexer ", role: "the consumer"), "trailing"),
@@ -65,15 +65,15 @@ struct TrackingConfigurationTests {
         }
     }
 
-    @Test func cleanupPolicyFollowsTheConfiguration() {
+    @Test func deletionPolicyFollowsTheConfiguration() {
         var configuration = HistoryTrackerConfiguration(
             currentAuthor: "app", allAuthors: ["app", "widget", "importer"], batchAuthors: ["importer"],
-            consumers: ["spotlite.indexer", "app"], purgesUnlistedAuthors: true, positionKeyPrefix: "kit.")
+            consumers: ["spotlite.indexer", "app"], deletesUnlistedAuthors: true, positionKeyPrefix: "kit.")
         configuration.maximumDuration = .milliseconds(1500)
-        let policy = configuration.cleanupPolicy
+        let policy = configuration.deletionPolicy
         #expect(policy.requiredAuthors == ["kit.app", "kit.widget", "spotlite.indexer", "app"])
         #expect(policy.listedAuthors == ["app", "widget", "importer"])
-        #expect(policy.purgesUnlistedAuthors)
+        #expect(policy.deletesUnlistedAuthors)
         #expect(policy.maximumDuration == 1.5)
         struct Embedder: HistoryPositionHolder { let consumerName = "embeddings" }
         #expect(policy.waiting(for: [Embedder(), Embedder()]).requiredAuthors.last == "embeddings")

@@ -27,9 +27,9 @@ struct TrackingPositionTests {
         #expect(positions.allSatisfy { $0.token == fromWidget })
         #expect(try test.store.position(of: "app") == nil)
         #expect(app.consumerName == "kit.app")
-        #expect(app.cleanupPolicy.requiredAuthors == ["kit.app", "kit.widget"])
+        #expect(app.deletionPolicy.requiredAuthors == ["kit.app", "kit.widget"])
         // Cleanup deletes by transaction author, which carries no prefix.
-        #expect(app.cleanupPolicy.listedAuthors == ["app", "widget"])
+        #expect(app.deletionPolicy.listedAuthors == ["app", "widget"])
         #expect(fromApp < fromWidget)
     }
 

@@ -64,9 +64,9 @@ final class TrackerEventLog: Sendable {
         task.cancel()
     }
 
-    var cleanups: [CleanupResult] {
+    var cleanups: [HistoryDeletionResult] {
         events.values.compactMap { event in
-            if case .cleaned(let result) = event { return result }
+            if case .deletedHistory(let result) = event { return result }
             return nil
         }
     }

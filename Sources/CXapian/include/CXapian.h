@@ -462,7 +462,8 @@ bool cx_query_parser_add_number_range(cx_query_parser *parser, uint32_t slot, co
                                       size_t prefix_len, cx_error **err) CX_NOEXCEPT;
 
 /** Accepts `<prefix>A..B` where A and B are UTC dates YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z]
- *  (either end may be left out) as a range over Unix seconds stored in `slot` with sortable_serialise. A range
+ *  (the day must exist, hours 00-23, minutes and seconds 00-59, years 1583-9999: the rule Spotlite's Swift side
+ *  applies to stored dates) (either end may be left out) as a range over Unix seconds stored in `slot` with sortable_serialise. A range
  *  starts at the first second of A and ends at the last second of B (so 2024..2024 is the whole year). When
  *  `prefix` is `field:`, a single date `field:D` matches the whole period D names (`at:2024` the year,
  *  `at:2024-01-05` the day), and a value that is not a date is a CX_ERR_QUERY_PARSER error naming the field.

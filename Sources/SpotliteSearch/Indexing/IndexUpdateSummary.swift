@@ -27,6 +27,7 @@ public struct IndexUpdateSummary: Sendable, Hashable, Codable {
         case token, transactions, changes, indexed, deleted, rebuilt, reason, seconds
     }
 
+    /// The summary in the JSON form `spotlite index update --json` prints.
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(token?.rawValue ?? 0, forKey: .token)

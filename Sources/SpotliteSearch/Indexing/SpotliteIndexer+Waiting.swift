@@ -22,7 +22,7 @@ extension SpotliteIndexer {
     }
 
     /// Waits until the index reflects `token`: read-your-writes for search. Pass the token of a write
-    /// (``SpotliteStore/writeReturningToken(author:context:_:)``); searches started after this returns see it.
+    /// (`SpotliteStore.writeReturningToken(author:context:_:)`); searches started after this returns see it.
     ///
     /// Someone must update meanwhile: live mode (``start()``), or ``update()`` from another task or process.
     /// Returns at once when the index is already there; cancel the waiting task to give up.

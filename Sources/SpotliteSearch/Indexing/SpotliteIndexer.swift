@@ -6,7 +6,7 @@ import Synchronization
 
 /// The history-driven search indexer: a Spotlight delegate for SQLite on Linux.
 ///
-/// It keeps a Xapian index in step with a ``SpotliteStore`` by consuming the store's persistent history after the
+/// It keeps a Xapian index in step with a `SpotliteStore` by consuming the store's persistent history after the
 /// token recorded in the index, and records its own position in the store (as the author
 /// ``IndexerConfiguration/author``) so that shared cleanup never deletes history it has not indexed.
 ///
@@ -76,9 +76,14 @@ public actor SpotliteIndexer {
     /// configuration's index path). Nothing is opened until the first update.
     ///
     /// - Parameters:
+    ///   - store: the store whose history the index follows; the indexer saves its position there.
+    ///   - configuration: the entities and fields to index, the language, the indexer's author and batch size.
+    ///   - indexPath: the index directory (default: the configuration's).
     ///   - documentProvider: the override point deciding each record's document (default: the row's columns).
     ///   - coalescingDelay: in live mode, how long to let further writes arrive after a change notification before
     ///     updating, so a burst of small writes becomes few index commits.
+    ///   - logger: where rebuilds, replays and live-mode failures are logged (default: a logger labelled
+    ///     `spotlite.indexer`).
     /// - Throws: ``SearchError/unknownField(_:reason:)`` when the configuration's fields cannot share one index.
     public init(store: SpotliteStore, configuration: SpotliteConfiguration, indexPath: String? = nil,
                 documentProvider: (any IndexDocumentProvider)? = nil, coalescingDelay: Duration = .milliseconds(10),

@@ -28,6 +28,7 @@ public struct IndexRecordID: Sendable, Hashable {
         ExactText(lhs.entity) == ExactText(rhs.entity) && ExactValue(lhs.key) == ExactValue(rhs.key)
     }
 
+    /// Hashes the entity and the key's exact storage, consistently with ``==(_:_:)``.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ExactText(entity))
         hasher.combine(ExactValue(key))

@@ -35,8 +35,8 @@ extension SpotliteConfiguration {
     /// The cleanup policy `[history]` describes: required authors are the listed authors minus the batch authors.
     /// The indexer is not listed: it registers itself in the store as a consumer when it saves its position, so
     /// every cleanup waits for it while it exists, and `deleteIndex()` unregisters it.
-    public var cleanupPolicy: CleanupPolicy {
-        CleanupPolicy(requiredAuthors: history.requiredAuthors,
+    public var deletionPolicy: HistoryDeletionPolicy {
+        HistoryDeletionPolicy(requiredAuthors: history.requiredAuthors,
                       listedAuthors: history.authors,
                       maximumDuration: history.maximumDuration.map { duration in
                           Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
@@ -46,20 +46,14 @@ extension SpotliteConfiguration {
 
 extension SpotliteConfiguration {
     /// A tracker for `currentAuthor` configured by `[history]`: its authors, batch and mirror authors, whether
-    /// unattributed writes are delivered, clean strategy and maximum duration. Cleanup waits for the indexer
+    /// unattributed writes are delivered, deletion schedule and maximum duration. Cleanup waits for the indexer
     /// through its registration in the store.
     public func trackerConfiguration(currentAuthor: String, includesMirrorAuthors: Bool = false,
                                      autoStart: Bool = true) -> HistoryTrackerConfiguration {
-        let strategy: CleanStrategy
-        switch history.clean {
-        case .none: strategy = .none
-        case .every(let interval): strategy = .byDuration(interval)
-        case .notifications(let count): strategy = .byNotification(times: count)
-        }
         return HistoryTrackerConfiguration(
             currentAuthor: currentAuthor, allAuthors: history.authors, batchAuthors: history.batchAuthors,
             mirrorAuthors: history.mirrorAuthors, includesMirrorAuthors: includesMirrorAuthors,
-            includesUnattributedTransactions: history.deliversUnattributedTransactions, cleanStrategy: strategy,
+            includesUnattributedTransactions: history.deliversUnattributedTransactions, deletionSchedule: history.deletionSchedule,
             maximumDuration: history.maximumDuration, autoStart: autoStart)
     }
 }

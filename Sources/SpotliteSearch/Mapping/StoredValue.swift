@@ -28,6 +28,7 @@ public enum StoredValue: Sendable, Hashable, CustomStringConvertible, Codable {
         }
     }
 
+    /// The value as text: numbers as written, text as is, null as `null`.
     public var description: String {
         switch self {
         case .text(let text): text
@@ -53,6 +54,7 @@ public enum StoredValue: Sendable, Hashable, CustomStringConvertible, Codable {
         }
     }
 
+    /// Reads the value from its JSON form: a number, a string or null.
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let number = try? container.decode(Int64.self) { self = .integer(number) }
@@ -60,6 +62,7 @@ public enum StoredValue: Sendable, Hashable, CustomStringConvertible, Codable {
         else { self = .text(try container.decode(String.self)) }
     }
 
+    /// Writes the value in its JSON form: a number, a string or null.
     public func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

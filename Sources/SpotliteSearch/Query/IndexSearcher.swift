@@ -46,6 +46,8 @@ public final class IndexSearcher: Sendable {
     /// first search, so a searcher may be created before the index exists.
     ///
     /// - Parameters:
+    ///   - configuration: what the index holds and how it was built (fields, prefixes, language, stopwords).
+    ///   - indexPath: the index directory (default: the configuration's).
     ///   - store: when given, snippets are cut from the records' current text in the store, so text fields need
     ///     not be stored in the index.
     ///   - ranking: how matches are weighted and queries widened (default: the configuration's `[search]` table).

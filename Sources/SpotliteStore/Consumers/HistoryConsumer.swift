@@ -2,7 +2,7 @@ import GRDB
 
 /// Anything with a position of its own in a store's history, saved in the store under ``consumerName``: the search
 /// indexer, a ``HistoryTracker``, any ``HistoryConsumer``. Cleanup waits for it as for a required author
-/// (``HistoryTracker/register(consumer:)``, ``CleanupPolicy/waiting(for:)``, ``SpotliteStore/registerConsumer(_:position:)``).
+/// (``HistoryTracker/register(consumer:)``, ``HistoryDeletionPolicy/waiting(for:)``, ``SpotliteStore/registerConsumer(_:position:)``).
 public protocol HistoryPositionHolder: Sendable {
     /// The name under which the position is saved (``SpotliteStore/setPosition(_:for:timestamp:)``).
     var consumerName: String { get }
@@ -15,9 +15,9 @@ extension HistoryPositionHolder {
     }
 }
 
-extension CleanupPolicy {
+extension HistoryDeletionPolicy {
     /// This policy, also waiting for `consumers`' positions.
-    public func waiting(for consumers: [any HistoryPositionHolder]) -> CleanupPolicy {
+    public func waiting(for consumers: [any HistoryPositionHolder]) -> HistoryDeletionPolicy {
         var copy = self
         for consumer in consumers where !copy.requiredAuthors.contains(consumer.consumerName) {
             copy.requiredAuthors.append(consumer.consumerName)

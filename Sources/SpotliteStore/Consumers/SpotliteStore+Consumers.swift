@@ -5,7 +5,7 @@ extension SpotliteStore {
     /// Registers `name` as a consumer of this store's history: every cleanup, in any process, waits for its
     /// position as for a required author, until ``unregisterConsumer(_:)``. When it has no position yet, it is
     /// saved at `position` (nil: none yet, and cleanup keeps everything for it until
-    /// ``CleanupPolicy/maximumDuration``). Registering again changes nothing.
+    /// ``HistoryDeletionPolicy/maximumDuration``). Registering again changes nothing.
     ///
     /// ``HistoryConsumerDriver`` and the search indexer register themselves; call this for a consumer that runs
     /// its own loop over ``fetchHistory(_:)``.

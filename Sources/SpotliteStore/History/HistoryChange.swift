@@ -17,6 +17,7 @@ public struct HistoryChange: Sendable, Hashable {
     /// On deletes, the values of the entity's `preserveOnDelete` columns (empty when it has none); nil otherwise.
     public var tombstone: [String: DatabaseValue]?
 
+    /// A change with its fields; the store creates them, tests and consumers' fixtures may too.
     public init(
         changeID: Int64, token: HistoryToken, entity: String, key: DatabaseValue, changeType: HistoryChangeType,
         updatedColumns: [String]? = nil, tombstone: [String: DatabaseValue]? = nil

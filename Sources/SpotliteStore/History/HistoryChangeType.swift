@@ -4,6 +4,7 @@ public enum HistoryChangeType: Int, Sendable, Hashable, CaseIterable, Codable, C
     case update = 1
     case delete = 2
 
+    /// `insert`, `update` or `delete`.
     public var description: String {
         switch self {
         case .insert: "insert"

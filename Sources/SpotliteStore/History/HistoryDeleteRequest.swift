@@ -25,6 +25,7 @@ public struct HistoryDeleteRequest: Sendable, Hashable {
     /// the transactions of every author.
     public var authors: Set<String?>?
 
+    /// A request deleting the history below `bound`, only `authors`' transactions when given (nil in the set: unattributed ones).
     public init(bound: Bound, authors: Set<String?>? = nil) {
         self.bound = bound
         self.authors = authors

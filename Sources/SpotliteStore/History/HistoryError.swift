@@ -14,6 +14,7 @@ public enum HistoryError: Error, Hashable, CustomStringConvertible, LocalizedErr
     /// A limit of zero or less.
     case invalidLimit(Int)
 
+    /// The problem and the way out, in one line.
     public var description: String {
         switch self {
         case .expiredToken(let requested, let purgedThrough):
@@ -29,5 +30,6 @@ public enum HistoryError: Error, Hashable, CustomStringConvertible, LocalizedErr
         }
     }
 
+    /// The same as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }

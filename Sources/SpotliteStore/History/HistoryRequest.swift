@@ -37,6 +37,7 @@ public struct HistoryRequest: Sendable, Hashable {
     /// to return, oldest first; nil returns everything.
     public var limit: Int?
 
+    /// A request with every filter spelled out; `after(_:)` and its neighbours cover the usual cases.
     public init(
         start: Start = .beginning, authors: AuthorFilter = .all, contextNames: Set<String?>? = nil,
         entities: Set<String>? = nil, changeTypes: Set<HistoryChangeType>? = nil, limit: Int? = nil

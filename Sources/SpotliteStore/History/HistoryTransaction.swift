@@ -15,6 +15,7 @@ public struct HistoryTransaction: Sendable, Hashable {
     /// The changes, in the order they were made (only those matching the request's change filters).
     public var changes: [HistoryChange]
 
+    /// A transaction with its fields; the store creates them, tests and consumers' fixtures may too.
     public init(
         token: HistoryToken, timestamp: Date, author: String?, contextName: String?, processID: Int32?,
         changes: [HistoryChange]

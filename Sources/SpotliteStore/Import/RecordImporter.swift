@@ -10,33 +10,50 @@ import GRDB
 public struct RecordImporter: Sendable {
     /// What an import did.
     public struct Summary: Sendable, Hashable, Codable {
+        /// The entity imported into.
         public var entity: String
+        /// Records that did not exist before.
         public var inserted = 0
+        /// Existing records whose columns the import set.
         public var updated = 0
+        /// Records deleted by `"_delete": true` lines.
         public var deleted = 0
+        /// History transactions the import recorded (a batch that changed nothing records none).
         public var transactions = 0
         /// The token of the last transaction the import committed, if it committed any.
         public var token: HistoryToken?
+        /// Lines read, blank ones included.
         public var lines = 0
     }
 
     /// Progress of a running import: lines and bytes read so far, and the input size when known.
     public struct Progress: Sendable {
+        /// Lines read so far.
         public var lines: Int
+        /// Bytes read so far.
         public var bytes: Int
+        /// The input's size, when it is a file.
         public var totalBytes: Int?
     }
 
+    /// The store written to.
     public let store: SpotliteStore
+    /// The entity imported into.
     public let entity: EntityDescription
+    /// The transaction author of the import's writes (nil: unattributed).
     public var author: String?
+    /// The context name of the import's writes in history.
     public var contextName: String?
+    /// Lines per history transaction.
     public var batchSize: Int
 
     /// Authors starting with this are Spotlite's own (`spotlite.indexer`, `spotlite.migration`): an import may not
     /// take them.
     public static let reservedAuthorPrefix = "spotlite."
 
+    /// An importer into `entity` of `store`, writing `batchSize` lines per transaction as `author`.
+    ///
+    /// - Throws: ``ImportError`` for an unknown entity, a batch size below 1 or a reserved author.
     public init(store: SpotliteStore, entity: String, author: String? = "importer", contextName: String? = "import",
                 batchSize: Int = 1000) throws {
         guard let description = store.model.entity(named: entity) else {
@@ -175,7 +192,7 @@ public struct RecordImporter: Sendable {
     private func write(_ batch: [PendingRecord], into summary: inout Summary) throws {
         let table = Identifier.quoted(entity.name)
         let keyColumn = Identifier.quoted(entity.key)
-        let counts = try store.write(author: author, context: contextName) { db -> (Int, Int, Int) in
+        let (counts, token) = try store.writeReturningToken(author: author, context: contextName) { db -> (Int, Int, Int) in
             var inserted = 0, updated = 0, deleted = 0
             let exists = try db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE \(keyColumn) = ?")
             let delete = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(keyColumn) = ?")
@@ -205,8 +222,12 @@ public struct RecordImporter: Sendable {
         summary.inserted += counts.0
         summary.updated += counts.1
         summary.deleted += counts.2
-        summary.transactions += 1
-        if let token = try store.currentToken() { summary.token = token }
+        // A batch that changed nothing (deletes of absent keys) records no transaction; and the token is this
+        // batch's own, not the store's newest, which another writer may have moved meanwhile.
+        if let token {
+            summary.transactions += 1
+            summary.token = token
+        }
     }
 
     private static func kind(of value: Any) -> String {
@@ -248,6 +269,7 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     /// An empty author, or one of Spotlite's own.
     case invalidAuthor(String)
 
+    /// The problem and the way out, in one line.
     public var description: String {
         switch self {
         case let .unknownEntity(name, known):
@@ -265,5 +287,6 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         }
     }
 
+    /// The same as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }

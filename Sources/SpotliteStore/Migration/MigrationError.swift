@@ -45,6 +45,7 @@ public enum MigrationError: Error, Hashable, CustomStringConvertible, LocalizedE
     /// A read-only store is at an older version than the app's newest.
     case migrationRequired(store: ModelVersionID?, newest: ModelVersionID)
 
+    /// The problem and the way out, in one line.
     public var description: String {
         switch self {
         case .noStages:
@@ -82,5 +83,6 @@ public enum MigrationError: Error, Hashable, CustomStringConvertible, LocalizedE
         }
     }
 
+    /// The same as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }

@@ -26,6 +26,7 @@ public struct MigrationRecord: Sendable, Hashable {
     /// When the entry was committed.
     public var date: Date
 
+    /// A record of one step, as the migration log stores it.
     public init(event: Event, from: ModelVersionID?, to: ModelVersionID, token: HistoryToken?, date: Date) {
         self.event = event
         self.from = from

@@ -10,6 +10,7 @@ public struct ModelVersion: Sendable, Hashable {
     /// The entities of this version.
     public var model: StoreModel
 
+    /// A version named `name` whose entities are `model`'s.
     public init(name: String, model: StoreModel) {
         self.name = name
         self.model = model
@@ -33,6 +34,7 @@ public struct ModelVersionID: Sendable, Hashable, Codable, CustomStringConvertib
     /// The version's ``ModelVersion/checksum``.
     public var checksum: String
 
+    /// The identity of the version named `name` whose model has `checksum`.
     public init(name: String, checksum: String) {
         self.name = name
         self.checksum = checksum

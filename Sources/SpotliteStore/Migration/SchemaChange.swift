@@ -13,6 +13,7 @@ public enum SchemaChange: Sendable, Hashable, CustomStringConvertible {
     /// `DROP TABLE` for an entity the next version does not have: its rows are gone.
     case dropTable(String)
 
+    /// The change in words, as `spotlite migrate status` prints it.
     public var description: String {
         switch self {
         case let .renameTable(from, to): "rename table \(from) to \(to)"

@@ -85,8 +85,11 @@ public struct StagedMigrationManager: Sendable {
     /// Brings the store at `path` to the newest version and returns what it did, in order (empty when the store was
     /// already there). A missing file is created at the newest version.
     ///
-    /// - Parameter assumingVersion: for a store that records no version, the version it is at; without it, the
-    ///   version whose tables match the store's exactly.
+    /// - Parameters:
+    ///   - path: the store's SQLite file.
+    ///   - options: how the store is opened (a read-only store cannot be migrated).
+    ///   - assumingVersion: for a store that records no version, the version it is at; without it, the version
+    ///     whose tables match the store's exactly.
     /// - Throws: ``MigrationError`` when the store is at a version the stages do not reach or a stage fails (the
     ///   store then stays at the version before that stage); ``StoreError`` for a missing folder or a read-only
     ///   `options`; GRDB's `DatabaseError` when SQLite cannot open the file.

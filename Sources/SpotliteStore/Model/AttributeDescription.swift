@@ -5,6 +5,7 @@ public struct AttributeDescription: Sendable, Hashable {
     /// The column's storage type.
     public var type: AttributeType
 
+    /// An attribute (a column) named `name` of `type`.
     public init(name: String, type: AttributeType = .text) {
         self.name = name
         self.type = type

@@ -14,6 +14,7 @@ public struct EntityDescription: Sendable, Hashable {
     /// `preservesValueInHistoryOnDeletion`). They must be the key or attributes, and not of type `.blob`.
     public var preserveOnDelete: [String]
 
+    /// An entity; ``StoreModel/validate()`` checks its names.
     public init(
         name: String,
         key: String,

@@ -3,6 +3,7 @@ public struct StoreModel: Sendable, Hashable {
     /// The tracked entities, each a table of the same name.
     public var entities: [EntityDescription]
 
+    /// A model of these entities; ``validate()`` checks it.
     public init(entities: [EntityDescription]) {
         self.entities = entities
     }
@@ -13,19 +14,22 @@ public struct StoreModel: Sendable, Hashable {
     }
 
     /// Checks names, keys and tombstone columns; throws the first problem found.
+    ///
+    /// - Throws: ``StoreError/invalidIdentifier(_:role:)``, ``StoreError/reservedIdentifier(_:role:)``,
+    ///   ``StoreError/duplicateName(_:scope:)``, ``StoreError/conflictingKeyType(entity:key:keyType:attributeType:)``,
+    ///   ``StoreError/unknownColumn(_:entity:role:)`` or ``StoreError/blobInTombstone(entity:column:)``.
     public func validate() throws(StoreError) {
         var seenEntities: Set<String> = []
         for entity in entities {
-            try Identifier.validate(entity.name, role: "entity name")
+            try Identifier.validate(entity.name, as: .table, role: "entity name")
             // SQLite table names ignore case, so two entities differing only by case would share a table.
             guard seenEntities.insert(entity.name.lowercased()).inserted else {
                 throw .duplicateName(entity.name, scope: "the model's entities")
             }
-            try Identifier.validate(entity.key, role: "key of entity \(entity.name)", allowsReservedPrefix: true)
+            try Identifier.validate(entity.key, as: .column, role: "key of entity \(entity.name)")
             var seenColumns: Set<String> = []
             for attribute in entity.attributes {
-                try Identifier.validate(
-                    attribute.name, role: "attribute of entity \(entity.name)", allowsReservedPrefix: true)
+                try Identifier.validate(attribute.name, as: .column, role: "attribute of entity \(entity.name)")
                 guard seenColumns.insert(attribute.name.lowercased()).inserted else {
                     throw .duplicateName(attribute.name, scope: "the attributes of entity \(entity.name)")
                 }

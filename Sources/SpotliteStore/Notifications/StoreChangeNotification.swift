@@ -13,6 +13,7 @@ public struct StoreChangeNotification: Sendable, Hashable {
     /// later, when its task gets to run).
     public var date: Date
 
+    /// A notification that the store `storeID` at `path` changed, up to `token`.
     public init(token: HistoryToken?, storeID: String, path: String, date: Date = Date()) {
         self.token = token
         self.storeID = storeID

@@ -9,6 +9,7 @@ public struct HistoryPosition: Sendable, Hashable {
     /// When the position was saved.
     public var timestamp: Date
 
+    /// A position of `author` at `token`, saved at `timestamp`.
     public init(author: String, token: HistoryToken, timestamp: Date) {
         self.author = author
         self.token = token

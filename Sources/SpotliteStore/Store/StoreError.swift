@@ -6,7 +6,8 @@ public enum StoreError: Error, Hashable, CustomStringConvertible, LocalizedError
     case missingDirectory(path: String)
     /// A name that is not an identifier (`[A-Za-z_][A-Za-z0-9_]*`).
     case invalidIdentifier(String, role: String)
-    /// A table name starting with `spotlite_`, which Spotlite keeps for its own tables.
+    /// A name Spotlite or SQLite keeps for itself: starting with `spotlite_` or `sqlite_`, or (for a column) `rowid`,
+    /// `oid`, `_rowid_` or the importer's `_delete`.
     case reservedIdentifier(String, role: String)
     /// Two names that SQLite would treat as the same (names ignore case).
     case duplicateName(String, scope: String)
@@ -43,14 +44,18 @@ public enum StoreError: Error, Hashable, CustomStringConvertible, LocalizedError
         public var declaredType: String
     }
 
+    /// The problem and the way out, in one line.
     public var description: String {
         switch self {
         case .missingDirectory(let path):
             return "the folder \(path) does not exist; create it (mkdir -p \(path)) or choose a store path in an existing folder"
         case .invalidIdentifier(let name, let role):
-            return "\"\(name)\" is not a valid \(role); use letters, digits and underscores, not starting with a digit"
+            return "\"\(name)\" is not a valid \(role); use at most \(Identifier.maximumLength) letters, digits and underscores, not starting with a digit"
         case .reservedIdentifier(let name, let role):
-            return "\"\(name)\" is not allowed as \(role): names starting with spotlite_ are reserved for Spotlite's tables; rename it"
+            if let prefix = Identifier.reservedPrefixes.first(where: { name.lowercased().hasPrefix($0) }) {
+                return "\"\(name)\" is not allowed as \(role): names starting with \(prefix) are reserved for Spotlite and SQLite; rename it"
+            }
+            return "\"\(name)\" is not allowed as \(role): it is reserved by SQLite and the importer; rename it"
         case .duplicateName(let name, let scope):
             return "\"\(name)\" appears twice in \(scope) (SQLite names ignore case); give each a distinct name"
         case .conflictingKeyType(let entity, let key, let keyType, let attributeType):
@@ -86,5 +91,6 @@ public enum StoreError: Error, Hashable, CustomStringConvertible, LocalizedError
         }
     }
 
+    /// The same as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }

@@ -14,6 +14,7 @@ public struct StoreOptions: Sendable {
     /// Where problems of the background change watcher are reported.
     public var logger: Logger?
 
+    /// Options with the defaults above: writable, a 10-second busy timeout, five readers, no logger.
     public init(readOnly: Bool = false, busyTimeout: TimeInterval = 10, maximumReaderCount: Int = 5, logger: Logger? = nil) {
         self.readOnly = readOnly
         self.busyTimeout = busyTimeout

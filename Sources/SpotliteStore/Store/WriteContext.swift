@@ -6,6 +6,7 @@ public struct WriteContext: Sendable, Hashable {
     /// Recorded as the transaction's context name.
     public var name: String?
 
+    /// A context writing as `transactionAuthor` (nil: unattributed), named `name` in history.
     public init(transactionAuthor: String?, name: String? = nil) {
         self.transactionAuthor = transactionAuthor
         self.name = name

@@ -144,8 +144,8 @@ struct HistoryCommand: AsyncParsableCommand {
         func run() async throws {
             let environment = try CommandEnvironment(options: options)
             let store = try environment.openStore(create: false)
-            let cleaner = HistoryCleaner(store: store, policy: environment.configuration.cleanupPolicy)
-            let result = try cleaner.clean(dryRun: dryRun)
+            let deleter = HistoryDeleter(store: store, policy: environment.configuration.deletionPolicy)
+            let result = try deleter.deleteConsumedHistory(dryRun: dryRun)
             if json {
                 JSONOutput.print([
                     "watermark": result.watermark.map { $0.rawValue as Any } ?? NSNull(),

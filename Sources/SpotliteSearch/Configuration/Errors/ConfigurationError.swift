@@ -44,6 +44,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable, Hash
         self.init(source: source, keyPath: path.description, kind: kind, message: message)
     }
 
+    /// `spotlite: <file>: <key>: <problem>` in one line, as the command line prints it.
     public var description: String {
         switch kind {
         case let .syntax(line, column):

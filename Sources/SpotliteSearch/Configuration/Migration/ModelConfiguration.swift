@@ -24,6 +24,7 @@ public struct ModelConfiguration: Sendable, Hashable {
     /// The stages, oldest first.
     public var stages: [MigrationStageConfiguration]
 
+    /// The `[model]` table: the current `version`, the older `versions` and the `stages` between them.
     public init(version: String, versions: [ModelVersionConfiguration] = [], stages: [MigrationStageConfiguration] = []) {
         self.version = version
         self.versions = versions
@@ -38,6 +39,7 @@ public struct ModelVersionConfiguration: Sendable, Hashable {
     /// Its entities, in file order.
     public var entities: [VersionEntityConfiguration]
 
+    /// A version named `name` with these entities.
     public init(name: String, entities: [VersionEntityConfiguration]) {
         self.name = name
         self.entities = entities
@@ -61,12 +63,14 @@ public struct VersionEntityConfiguration: Sendable, Hashable {
         /// The field type whose SQLite type the column had.
         public var type: FieldType
 
+        /// A column named `name` of `type`.
         public init(name: String, type: FieldType) {
             self.name = name
             self.type = type
         }
     }
 
+    /// An entity of a version: its table `name`, its `key` and its columns.
     public init(name: String, key: String, columns: [Column]) {
         self.name = name
         self.key = key
@@ -88,6 +92,7 @@ public struct MigrationStageConfiguration: Sendable, Hashable {
     /// `{ entity = "New", attribute = "old", to = "new" }`).
     public var renames: [ModelRename]
 
+    /// A stage from version `from` to `to`, with its SQL files (read later) and its renames.
     public init(from: String, to: String, willMigrate: String? = nil, didMigrate: String? = nil, renames: [ModelRename] = []) {
         self.from = from
         self.to = to

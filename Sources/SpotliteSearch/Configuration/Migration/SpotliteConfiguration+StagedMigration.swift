@@ -4,7 +4,7 @@ import SpotliteStore
 
 extension SpotliteConfiguration {
     /// The staged migration manager `[model]` describes, with each stage's SQL files read: open the store with it
-    /// (``SpotliteStore/init(path:migrationManager:options:)``) or run it (`spotlite migrate run`). Nil without
+    /// (`SpotliteStore.init(path:migrationManager:options:)`) or run it (`spotlite migrate run`). Nil without
     /// `[model]`.
     ///
     /// - Parameters:

@@ -28,7 +28,7 @@ public struct FieldConfiguration: Sendable, Hashable {
     /// makes rebuilds faster and the index smaller.
     public var positions: Bool
 
-    /// Creates a field; prefer the per-type factories (``text(_:weight:prefix:store:)`` and the others), which only
+    /// Creates a field; prefer the per-type factories (``text(_:weight:prefix:store:positions:)`` and the others), which only
     /// offer the options that apply.
     public init(
         name: String,

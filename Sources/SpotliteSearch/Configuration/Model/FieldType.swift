@@ -11,5 +11,6 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable, CustomStringCon
     /// Not searchable; returned with every hit.
     case stored
 
+    /// The type's name in `spotlite.toml`.
     public var description: String { rawValue }
 }

@@ -1,3 +1,5 @@
+import SpotliteStore
+
 /// The `[history]` table: which authors take part in shared history cleanup, and how often it runs.
 public struct HistoryConfiguration: Sendable, Hashable {
     /// Authors taking part in shared cleanup (Core Data trackers' `allAuthors`).
@@ -16,8 +18,9 @@ public struct HistoryConfiguration: Sendable, Hashable {
     public var maximumDuration: Duration?
     /// Seven days.
     public static let defaultMaximumDuration: Duration = .seconds(7 * 86_400)
-    /// When cleanup runs on its own.
-    public var clean: CleanPolicy
+    /// When consumed history is deleted on its own (`clean`: `"none"`, `{ every = "4h" }` or
+    /// `{ notifications = 50 }`).
+    public var deletionSchedule: HistoryDeletionSchedule
 
     /// Creates the history settings; the defaults are those of an absent `[history]` table.
     public init(
@@ -26,14 +29,14 @@ public struct HistoryConfiguration: Sendable, Hashable {
         mirrorAuthors: [String] = [],
         deliversUnattributedTransactions: Bool = true,
         maximumDuration: Duration? = HistoryConfiguration.defaultMaximumDuration,
-        clean: CleanPolicy = .none
+        deletionSchedule: HistoryDeletionSchedule = .none
     ) {
         self.authors = authors
         self.batchAuthors = batchAuthors
         self.mirrorAuthors = mirrorAuthors
         self.deliversUnattributedTransactions = deliversUnattributedTransactions
         self.maximumDuration = maximumDuration
-        self.clean = clean
+        self.deletionSchedule = deletionSchedule
     }
 
     /// The authors whose positions bound cleanup: `authors` without `batchAuthors`, in file order.

@@ -1,7 +1,7 @@
 /// Everything `config/spotlite.toml` says: where the store and the index live, how history is shared and
 /// cleaned, how the indexer runs, and which entities and fields are indexed.
 ///
-/// Load it with `init(contentsOf:baseDirectory:)` or ``init(tomlString:source:baseDirectory:)``, which
+/// Load it with `init(contentsOf:baseDirectory:)` or `init(tomlString:source:baseDirectory:)` (module `SpotliteConfig`), which
 /// check everything and throw a ``ConfigurationError`` naming the file, the key and what was expected; or build it
 /// in Swift with ``init(storePath:indexPath:history:indexer:entities:)`` and check it with ``validate(source:)``.
 ///

@@ -1,3 +1,5 @@
+import SpotliteStore
+
 /// The value rules every configuration must meet, whether it came from a file or was built in Swift: names,
 /// ranges, options that fit their field type, and settings that contradict each other.
 struct ConfigurationValidator {
@@ -95,7 +97,7 @@ struct ConfigurationValidator {
         if let maximum = history.maximumDuration, !Self.isValidDuration(maximum) {
             throw error(at: path.appending("maximum_duration"), .invalidValue, "expected \(Expectation.duration); found \(maximum)")
         }
-        switch history.clean {
+        switch history.deletionSchedule {
         case .none:
             break
         case let .every(interval) where !Self.isValidDuration(interval):
@@ -161,7 +163,7 @@ struct ConfigurationValidator {
         var queryPrefixes = QueryPrefixRegistry()
         for entity in entities {
             let path = ConfigurationKeyPath("entities", entity.name)
-            if let problem = IdentifierRules.problemWithEntityName(entity.name) {
+            if let problem = Identifier.problemWithEntityName(entity.name) {
                 throw error(at: path, .invalidValue, problem)
             }
             if let earlier = entityNames.updateValue(entity.name, forKey: entity.name.lowercased()) {
@@ -178,7 +180,7 @@ struct ConfigurationValidator {
     private func validateEntity(
         _ entity: EntityConfiguration, at path: ConfigurationKeyPath, queryPrefixes: inout QueryPrefixRegistry
     ) throws(ConfigurationError) {
-        if let problem = IdentifierRules.problemWithColumnName(entity.key) {
+        if let problem = Identifier.problemWithColumnName(entity.key) {
             throw error(at: path.appending("key"), .invalidValue, problem)
         }
         if entity.fields.isEmpty {
@@ -191,7 +193,7 @@ struct ConfigurationValidator {
         var textPrefixes: [String: String] = [:]
         for field in entity.fields {
             let fieldPath = path.appending("fields").appending(field.name)
-            if let problem = IdentifierRules.problemWithColumnName(field.name) {
+            if let problem = Identifier.problemWithColumnName(field.name) {
                 throw error(at: fieldPath, .invalidValue, problem)
             }
             if let earlier = fieldNames.updateValue(field.name, forKey: field.name.lowercased()) {
@@ -233,7 +235,7 @@ struct ConfigurationValidator {
         if let prefix = field.prefix, !Self.isValidPrefix(prefix) {
             throw error(
                 at: path.appending("prefix"), .invalidValue,
-                "expected \(Expectation.prefix), at most \(IdentifierRules.maximumLength) of them; found \(ConfigurationKeyPath.quoted(prefix))"
+                "expected \(Expectation.prefix), at most \(Identifier.maximumLength) of them; found \(ConfigurationKeyPath.quoted(prefix))"
             )
         }
         if field.separator == "" {
@@ -248,7 +250,7 @@ struct ConfigurationValidator {
     }
 
     static func isValidPrefix(_ prefix: String) -> Bool {
-        !prefix.isEmpty && prefix.unicodeScalars.count <= IdentifierRules.maximumLength
+        !prefix.isEmpty && prefix.unicodeScalars.count <= Identifier.maximumLength
             && prefix.unicodeScalars.allSatisfy { ("a"..."z").contains($0) }
     }
 

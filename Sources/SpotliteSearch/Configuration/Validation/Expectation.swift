@@ -1,3 +1,5 @@
+import SpotliteStore
+
 /// The "expected ..." half of every error message, kept in one place so that the loader's type errors and the
 /// validator's value errors describe each key the same way.
 package enum Expectation {
@@ -7,7 +9,7 @@ package enum Expectation {
     package static let authorName = "a non-empty author name without leading or trailing spaces"
     package static let authorList = "an array of author names, e.g. [\"app\", \"importer\"]"
     package static let duration = "a duration: a whole number greater than zero followed by s, m, h or d, e.g. \"7d\" or \"90m\", at most 36500d"
-    package static let cleanPolicy = "\"none\", { every = \"4h\" } or { notifications = 50 }"
+    package static let deletionSchedule = "\"none\", { every = \"4h\" } or { notifications = 50 }"
     package static let notifications = "an integer ≥ 1"
     package static let batchSize = "an integer ≥ 1"
     package static let spellingFields = "an array of text field names, e.g. [\"name\", \"summary\"]"
@@ -30,7 +32,7 @@ package enum Expectation {
     package static let prefix = "lowercase letters a-z, e.g. \"name\""
     package static let separator = "a non-empty string, e.g. \" \""
     package static let identifier =
-        "an identifier of at most \(IdentifierRules.maximumLength) characters: a letter or _ followed by letters, digits or _"
+        "an identifier of at most \(Identifier.maximumLength) characters: a letter or _ followed by letters, digits or _"
 
     package static var fieldType: String {
         "one of " + FieldType.allCases.map(\.rawValue).joined(separator: ", ")

@@ -6,7 +6,7 @@ import Logging
 /// ```swift
 /// var configuration = HistoryTrackerConfiguration(
 ///     currentAuthor: "app", allAuthors: ["app", "widget", "importer"], batchAuthors: ["importer"])
-/// configuration.cleanStrategy = .byNotification(times: 50)
+/// configuration.deletionSchedule = .notifications(50)
 /// configuration.consumers = ["spotlite.indexer"]
 /// ```
 public struct HistoryTrackerConfiguration: Sendable {
@@ -35,7 +35,7 @@ public struct HistoryTrackerConfiguration: Sendable {
     /// waits for each of them as for a required author. See ``HistoryPositionHolder``; registered consumers (``SpotliteStore/registerConsumer(_:position:)``) are waited for without being listed.
     public var consumers: [String]
     /// When the tracker cleans on its own.
-    public var cleanStrategy: CleanStrategy
+    public var deletionSchedule: HistoryDeletionSchedule
     /// History older than this is deleted by cleanup even when a required author has not consumed it, and a
     /// required author without any position stops holding history back once it has been absent this long.
     /// That author then gets ``HistoryError/expiredToken(requested:purgedThrough:)`` and must resynchronise.
@@ -43,7 +43,7 @@ public struct HistoryTrackerConfiguration: Sendable {
     public var maximumDuration: Duration?
     /// Also delete unattributed transactions and those of unlisted authors below the watermark. Off by
     /// default: only the listed authors' transactions are deleted (older than ``maximumDuration``, all are).
-    public var purgesUnlistedAuthors: Bool
+    public var deletesUnlistedAuthors: Bool
     /// Prefix of the position names this tracker saves and reads in the store (the kit's `uniqueString`). Empty by
     /// default, so positions are the author names that `spotlite history clean` and the configuration file use.
     public var positionKeyPrefix: String
@@ -68,9 +68,9 @@ public struct HistoryTrackerConfiguration: Sendable {
         batchContextNames: Set<String> = [],
         includesUnattributedTransactions: Bool = true,
         consumers: [String] = [],
-        cleanStrategy: CleanStrategy = .none,
+        deletionSchedule: HistoryDeletionSchedule = .none,
         maximumDuration: Duration? = .seconds(7 * 86_400),
-        purgesUnlistedAuthors: Bool = false,
+        deletesUnlistedAuthors: Bool = false,
         positionKeyPrefix: String = "",
         logger: Logger = Logger(label: "spotlite.tracker"),
         logLevel: TrackerLogLevel = .important,
@@ -85,9 +85,9 @@ public struct HistoryTrackerConfiguration: Sendable {
         self.batchContextNames = batchContextNames
         self.includesUnattributedTransactions = includesUnattributedTransactions
         self.consumers = consumers
-        self.cleanStrategy = cleanStrategy
+        self.deletionSchedule = deletionSchedule
         self.maximumDuration = maximumDuration
-        self.purgesUnlistedAuthors = purgesUnlistedAuthors
+        self.deletesUnlistedAuthors = deletesUnlistedAuthors
         self.positionKeyPrefix = positionKeyPrefix
         self.logger = logger
         self.logLevel = logLevel
@@ -122,11 +122,11 @@ public struct HistoryTrackerConfiguration: Sendable {
 
     /// Who cleanup waits for and whose transactions it deletes: the positions of all authors but the batch
     /// authors, plus every consumer's.
-    public var cleanupPolicy: CleanupPolicy {
+    public var deletionPolicy: HistoryDeletionPolicy {
         let readers = allAuthors.filter { !batchAuthors.contains($0) }.map(positionKey(for:))
-        return CleanupPolicy(
+        return HistoryDeletionPolicy(
             requiredAuthors: readers + consumers.filter { !readers.contains($0) }, listedAuthors: allAuthors,
-            purgesUnlistedAuthors: purgesUnlistedAuthors, maximumDuration: maximumDuration?.timeInterval)
+            deletesUnlistedAuthors: deletesUnlistedAuthors, maximumDuration: maximumDuration?.timeInterval)
     }
 
     /// Throws the first problem that would keep the tracker from working as configured.
@@ -140,12 +140,12 @@ public struct HistoryTrackerConfiguration: Sendable {
             guard allAuthors.contains(author) else { throw .batchAuthorNotListed(author) }
         }
         if batchAuthors.contains(currentAuthor) { throw .currentAuthorIsBatchAuthor(currentAuthor) }
-        switch cleanStrategy {
+        switch deletionSchedule {
         case .none:
             break
-        case .byDuration(let interval):
-            guard interval > .zero else { throw .invalidDuration(interval, role: "clean interval") }
-        case .byNotification(let times):
+        case .every(let interval):
+            guard interval > .zero else { throw .invalidDuration(interval, role: "deletion interval") }
+        case .notifications(let times):
             guard times >= 1 else { throw .invalidNotificationCount(times) }
         }
         if let maximumDuration, maximumDuration <= .zero {

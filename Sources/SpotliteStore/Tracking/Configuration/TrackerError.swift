@@ -10,15 +10,16 @@ public enum TrackerError: Error, Hashable, CustomStringConvertible, LocalizedErr
     case batchAuthorNotListed(String)
     /// The current author reads history, so it cannot also be a write-only batch author.
     case currentAuthorIsBatchAuthor(String)
-    /// `byNotification(times:)` needs a count of at least 1.
+    /// `.notifications(_:)` needs a count of at least 1.
     case invalidNotificationCount(Int)
-    /// A clean interval or maximum duration that is zero or negative.
+    /// A deletion interval or maximum duration that is zero or negative.
     case invalidDuration(Duration, role: String)
     /// A fetch batch size below 1.
     case invalidBatchSize(Int)
     /// `registerMergeHook(before:)` named a hook that is not registered.
     case unknownMergeHook(UUID)
 
+    /// The problem and the way out, in one line.
     public var description: String {
         switch self {
         case .invalidAuthorName(let name, let role):
@@ -30,7 +31,7 @@ public enum TrackerError: Error, Hashable, CustomStringConvertible, LocalizedErr
         case .currentAuthorIsBatchAuthor(let author):
             return "the current author \"\(author)\" is also a batch author, but it reads history; remove it from batchAuthors (use batchContextNames for its batch operations)"
         case .invalidNotificationCount(let count):
-            return "byNotification(times: \(count)) would never clean; use a count of at least 1, or .none"
+            return ".notifications(\(count)) would never delete history; use a count of at least 1, or .none"
         case .invalidDuration(let duration, let role):
             return "the \(role) must be longer than zero, not \(duration); use a positive duration, or nil / .none to turn it off"
         case .invalidBatchSize(let size):
@@ -40,5 +41,6 @@ public enum TrackerError: Error, Hashable, CustomStringConvertible, LocalizedErr
         }
     }
 
+    /// The same as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }

@@ -7,6 +7,7 @@ public enum TrackerLogLevel: Int, Sendable, Hashable, Comparable, CaseIterable {
     /// Also every delivery, position change and cleanup decision.
     case detailed = 2
 
+    /// Orders levels from the quietest (`off`) to the most detailed.
     public static func < (lhs: TrackerLogLevel, rhs: TrackerLogLevel) -> Bool {
         lhs.rawValue < rhs.rawValue
     }

@@ -8,6 +8,7 @@ public enum TrackerPassOverReason: Sendable, Hashable, CustomStringConvertible {
     /// An unattributed write, without ``HistoryTrackerConfiguration/includesUnattributedTransactions``.
     case unattributed
 
+    /// Why, in words, for the log.
     public var description: String {
         switch self {
         case .ownWrite: "its own writes"

@@ -9,7 +9,7 @@ import Synchronization
 /// current author's position from the other authors; run the observer hooks per transaction × entity × operation;
 /// run the merge hooks; merge into every subscriber in order; then save the position at the last transaction.
 /// A throwing hook or subscriber leaves the position, so the same transactions come again (at least once, never
-/// skipped). Then clean if ``HistoryTrackerConfiguration/cleanStrategy`` says so.
+/// skipped). Then clean if ``HistoryTrackerConfiguration/deletionSchedule`` says so.
 ///
 /// ```swift
 /// let tracker = try HistoryTracker(
@@ -96,7 +96,7 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
     }
 
     /// Delivers what is pending now, whether or not the tracker is running, and returns what the round did.
-    /// Rounds never overlap: this waits for a round in progress. Does not clean (see ``cleaner()``).
+    /// Rounds never overlap: this waits for a round in progress. Does not clean (see ``deleter()``).
     ///
     /// - Throws: what the fetch, a merge hook or a subscriber threw; the position then stays.
     @discardableResult
@@ -195,7 +195,7 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
     /// The position every required author, consumer and registered consumer has reached: what cleanup may
     /// delete. Nil while one of them has none.
     public func commonPosition() throws -> HistoryToken? {
-        try store.commonPosition(of: cleanupPolicy.requiredAuthors + store.registeredConsumers())
+        try store.commonPosition(of: deletionPolicy.requiredAuthors + store.registeredConsumers())
     }
 
     /// Sets the current author's position, after it resynchronised from the rows (for instance on an expired
@@ -209,12 +209,13 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
         engine.log.important("\(configuration.currentAuthor): position reset to \(token)")
     }
 
-    /// Who cleanup waits for and what it deletes: the configuration's policy, with every registered consumer.
-    public var cleanupPolicy: CleanupPolicy { engine.cleanupPolicy() }
+    /// Whose positions history deletion waits for and whose transactions it deletes: the configuration's policy,
+    /// with every registered consumer.
+    public var deletionPolicy: HistoryDeletionPolicy { engine.deletionPolicy() }
 
-    /// A cleaner for cleaning at a moment the app chooses (going to the background, say), exactly as
-    /// conservative as the automatic one: the same policy, the same atomic transaction.
-    public func cleaner() -> HistoryCleaner {
-        HistoryCleaner(store: store, policy: cleanupPolicy)
+    /// A deleter for deleting consumed history at a moment the app chooses (going to the background, say), exactly
+    /// as conservative as the scheduled one: the same policy, the same atomic transaction.
+    public func deleter() -> HistoryDeleter {
+        HistoryDeleter(store: store, policy: deletionPolicy)
     }
 }

@@ -4,7 +4,7 @@ public enum HistoryTrackerEvent: Sendable {
     /// transactions that are not for this author (its own, outside its batch contexts), so `transactions` can be 0.
     case delivered(transactions: Int, position: HistoryToken)
     /// A cleanup ran after a change notification.
-    case cleaned(CleanupResult)
+    case deletedHistory(HistoryDeletionResult)
     /// Processing failed; the position is unchanged and the same history is tried again with the next
     /// notification. A ``HistoryError/expiredToken(requested:purgedThrough:)`` error means the author must
     /// resynchronise and then call ``HistoryTracker/resetPosition(to:)``.

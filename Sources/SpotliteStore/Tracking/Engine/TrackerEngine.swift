@@ -47,8 +47,8 @@ actor TrackerEngine {
     }
 
     /// The policy cleanup runs with: the configuration's, waiting for every registered consumer too.
-    nonisolated func cleanupPolicy() -> CleanupPolicy {
-        var policy = configuration.cleanupPolicy
+    nonisolated func deletionPolicy() -> HistoryDeletionPolicy {
+        var policy = configuration.deletionPolicy
         for consumer in registry.snapshot.consumers where !policy.requiredAuthors.contains(consumer) {
             policy.requiredAuthors.append(consumer)
         }
@@ -78,9 +78,9 @@ actor TrackerEngine {
             events.send(.failed(error))
             throw error
         }
-        if case .notification = trigger, shouldClean() {
+        if case .notification = trigger, isDeletionDue() {
             do {
-                summary.cleanup = try clean()
+                summary.deletion = try deleteConsumedHistory()
             } catch {
                 // Delivery succeeded and is kept; cleanup is retried by the strategy.
                 log.important("\(configuration.currentAuthor): cleanup failed: \(error)", failure: true)
@@ -171,28 +171,28 @@ actor TrackerEngine {
         }
     }
 
-    private func shouldClean() -> Bool {
-        switch configuration.cleanStrategy {
+    private func isDeletionDue() -> Bool {
+        switch configuration.deletionSchedule {
         case .none:
             return false
-        case .byDuration(let interval):
+        case .every(let interval):
             let now = ContinuousClock.now
             if let lastClean, lastClean.duration(to: now) < interval { return false }
             lastClean = now
             return true
-        case .byNotification(let times):
+        case .notifications(let times):
             return notificationCount % times == 0
         }
     }
 
-    private func clean() throws -> CleanupResult {
-        let result = try HistoryCleaner(store: store, policy: cleanupPolicy()).clean()
+    private func deleteConsumedHistory() throws -> HistoryDeletionResult {
+        let result = try HistoryDeleter(store: store, policy: deletionPolicy()).deleteConsumedHistory()
         if result.deletedTransactions > 0 {
             log.important("\(configuration.currentAuthor): cleaned \(result.deletedTransactions) transactions: \(result.reason)")
         } else {
             log.detailed("\(configuration.currentAuthor): cleanup deleted nothing: \(result.reason)")
         }
-        events.send(.cleaned(result))
+        events.send(.deletedHistory(result))
         return result
     }
 }

@@ -4,13 +4,13 @@ public struct TrackerPassSummary: Sendable, Hashable {
     public var deliveredTransactions: Int
     /// The current author's position after the round (nil when it has none yet).
     public var position: HistoryToken?
-    /// The cleanup that followed, if the clean strategy asked for one.
-    public var cleanup: CleanupResult?
+    /// The deletion that followed, if the deletion schedule asked for one.
+    public var deletion: HistoryDeletionResult?
 
     /// A summary of a round.
-    public init(deliveredTransactions: Int = 0, position: HistoryToken? = nil, cleanup: CleanupResult? = nil) {
+    public init(deliveredTransactions: Int = 0, position: HistoryToken? = nil, deletion: HistoryDeletionResult? = nil) {
         self.deliveredTransactions = deliveredTransactions
         self.position = position
-        self.cleanup = cleanup
+        self.deletion = deletion
     }
 }

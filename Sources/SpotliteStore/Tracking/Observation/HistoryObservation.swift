@@ -18,7 +18,9 @@ import GRDB
 /// Throws ``HistoryError/expiredToken(requested:purgedThrough:)`` when the history after its start was deleted:
 /// resynchronise, save the store's current token under the position name, and observe again.
 public struct HistoryObservation: AsyncSequence, Sendable {
+    /// Each element is one transaction, with its changes.
     public typealias Element = HistoryTransaction
+    /// Fetching may fail (an expired token, SQLite's errors).
     public typealias Failure = any Error
 
     /// The store observed.
@@ -74,7 +76,9 @@ public struct HistoryObservation: AsyncSequence, Sendable {
 
     /// Iterates one observation.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// Each element is one transaction, with its changes.
         public typealias Element = HistoryTransaction
+        /// Fetching may fail (an expired token, SQLite's errors).
         public typealias Failure = any Error
 
         let store: SpotliteStore

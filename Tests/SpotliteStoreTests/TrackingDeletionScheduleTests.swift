@@ -3,10 +3,10 @@ import GRDB
 import Testing
 @testable import SpotliteStore
 
-/// PersistentHistoryTrackingKit's clean strategies and readiness rules, each against a real store shared by two
+/// PersistentHistoryTrackingKit's clean strategies (our deletion schedules) and readiness rules, each against a real store shared by two
 /// handles (the app and a write-only importer, as two apps would open it).
-@Suite("Tracking: clean strategies")
-struct TrackingCleanStrategyTests {
+@Suite("Tracking: deletion schedules")
+struct TrackingDeletionScheduleTests {
     /// The importer writes one transaction; returns once the app's tracker has processed its notification
     /// completely (cleanup included). One write, one notification: the next write waits for this round.
     private func importAndProcess(
@@ -20,10 +20,10 @@ struct TrackingCleanStrategyTests {
         return token
     }
 
-    private func makeApp(_ test: TestStore, strategy: CleanStrategy) async throws -> (HistoryTracker, TrackerEventLog) {
+    private func makeApp(_ test: TestStore, strategy: HistoryDeletionSchedule) async throws -> (HistoryTracker, TrackerEventLog) {
         let configuration = trackerConfiguration("app", allAuthors: ["app", "importer"], autoStart: false) {
             $0.batchAuthors = ["importer"]
-            $0.cleanStrategy = strategy
+            $0.deletionSchedule = strategy
         }
         let tracker = try HistoryTracker(store: test.store, configuration: configuration)
         let events = TrackerEventLog(tracker)
@@ -43,13 +43,13 @@ struct TrackingCleanStrategyTests {
         #expect(events.cleanups.isEmpty)
         #expect(try test.store.transactionCount() == 5)
         // Not for lack of consumed history: a cleanup now would delete all of it.
-        #expect(try tracker.cleaner().clean(dryRun: true).deletedTransactions == 5)
+        #expect(try tracker.deleter().deleteConsumedHistory(dryRun: true).deletedTransactions == 5)
     }
 
     @Test func byDurationCleansOnTheFirstNotificationThenThrottles() async throws {
         let test = try TestStore()
         let importer = try test.reopen()
-        let (tracker, events) = try await makeApp(test, strategy: .byDuration(.seconds(3600)))
+        let (tracker, events) = try await makeApp(test, strategy: .every(.seconds(3600)))
 
         let first = try await importAndProcess("first", importer: importer, tracker: tracker, events: events)
         #expect(try test.store.transactionCount() == 0)
@@ -67,7 +67,7 @@ struct TrackingCleanStrategyTests {
     @Test func byDurationCleansAgainOnceTheIntervalPassed() async throws {
         let test = try TestStore()
         let importer = try test.reopen()
-        let (tracker, events) = try await makeApp(test, strategy: .byDuration(.milliseconds(200)))
+        let (tracker, events) = try await makeApp(test, strategy: .every(.milliseconds(200)))
         _ = try await importAndProcess("first", importer: importer, tracker: tracker, events: events)
         #expect(try test.store.transactionCount() == 0)
         try await Task.sleep(for: .milliseconds(400))
@@ -76,10 +76,10 @@ struct TrackingCleanStrategyTests {
         #expect(await waitUntil { events.cleanups.count == 2 })
     }
 
-    @Test func byNotificationCleansOnEveryNthNotification() async throws {
+    @Test func notificationsScheduleDeletesOnEveryNthNotification() async throws {
         let test = try TestStore()
         let importer = try test.reopen()
-        let (tracker, events) = try await makeApp(test, strategy: .byNotification(times: 3))
+        let (tracker, events) = try await makeApp(test, strategy: .notifications(3))
         var cleanedAfter: [Int] = []
         for index in 1...7 {
             _ = try await importAndProcess("p\(index)", importer: importer, tracker: tracker, events: events)
@@ -96,7 +96,7 @@ struct TrackingCleanStrategyTests {
         let test = try TestStore()
         let widgetStore = try test.reopen()
         let configuration = trackerConfiguration("app", allAuthors: ["app", "widget", "watch"]) {
-            $0.cleanStrategy = .byNotification(times: 1)
+            $0.deletionSchedule = .notifications(1)
         }
         let app = try HistoryTracker(store: test.store, configuration: configuration)
         let events = TrackerEventLog(app)
@@ -133,7 +133,7 @@ struct TrackingCleanStrategyTests {
     @Test func batchAuthorsDoNotBlockReadiness() async throws {
         let test = try TestStore()
         let importer = try test.reopen()
-        let (tracker, events) = try await makeApp(test, strategy: .byNotification(times: 1))
+        let (tracker, events) = try await makeApp(test, strategy: .notifications(1))
         _ = try await importAndProcess("bulk", importer: importer, tracker: tracker, events: events)
         #expect(try importer.position(of: "importer") == nil, "the importer never reads, so it has no position")
         #expect(try test.store.transactionCount() == 0)
@@ -141,7 +141,7 @@ struct TrackingCleanStrategyTests {
         let cleanup = try #require(events.cleanups.first)
         #expect(cleanup.watermark != nil)
         #expect(cleanup.deletedTransactions == 1)
-        #expect(tracker.cleanupPolicy.requiredAuthors == ["app"])
-        #expect(tracker.cleanupPolicy.listedAuthors == ["app", "importer"])
+        #expect(tracker.deletionPolicy.requiredAuthors == ["app"])
+        #expect(tracker.deletionPolicy.listedAuthors == ["app", "importer"])
     }
 }

@@ -1,39 +1,42 @@
 import Foundation
 import GRDB
 
-/// Deletes the history every required author and every registered consumer
-/// (``SpotliteStore/registerConsumer(_:position:)``) has consumed, safely across processes.
+/// Deletes the history before the watermark that every required author and every registered consumer
+/// (``SpotliteStore/registerConsumer(_:position:)``) has consumed, safely across processes: Core Data's "delete
+/// history before", with the point computed from the consumers' positions (what `spotlite history clean` runs).
 ///
-/// Reading the positions and deleting happen in one immediate SQLite transaction, so two processes cleaning at once
+/// Reading the positions and deleting happen in one immediate SQLite transaction, so two processes deleting at once
 /// cannot race, and a consumer advancing its position meanwhile is serialised before or after. If a required author
 /// has no position yet, nothing is deleted on the watermark's account (it may not have started reading) until it
-/// has been absent for longer than ``CleanupPolicy/maximumDuration`` (counted from the first cleanup that saw it
+/// has been absent for longer than ``HistoryDeletionPolicy/maximumDuration`` (counted from the first deletion that saw it
 /// missing, in any process); history older than the maximum duration is deleted regardless. That bounds how long
 /// a lagging or absent author can hold history back; it then gets an expired-token error and resynchronises.
-public struct HistoryCleaner: Sendable {
-    /// The store to clean.
+public struct HistoryDeleter: Sendable {
+    /// The store whose history is deleted.
     public let store: SpotliteStore
-    /// Who cleanup waits for and what it deletes.
-    public var policy: CleanupPolicy
+    /// Whose positions deletion waits for and whose transactions it deletes.
+    public var policy: HistoryDeletionPolicy
 
-    /// A cleaner of `store` following `policy`.
-    public init(store: SpotliteStore, policy: CleanupPolicy) {
+    /// A deleter of `store`'s consumed history following `policy`.
+    public init(store: SpotliteStore, policy: HistoryDeletionPolicy) {
         self.store = store
         self.policy = policy
     }
 
-    /// Cleans now (or, with `dryRun`, only counts what it would delete).
+    /// Deletes the consumed history now (or, with `dryRun`, only counts what it would delete).
+    ///
+    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store (unless `dryRun`); SQLite's errors.
     @discardableResult
-    public func clean(dryRun: Bool = false, now: Date = Date()) throws -> CleanupResult {
+    public func deleteConsumedHistory(dryRun: Bool = false, now: Date = Date()) throws -> HistoryDeletionResult {
         guard dryRun || !store.options.readOnly else { throw StoreError.readOnlyStore(operation: "clean history") }
         let policy = self.policy
-        let work = { (db: Database) throws -> CleanupResult in
-            try Self.clean(policy: policy, dryRun: dryRun, now: now, in: db)
+        let work = { (db: Database) throws -> HistoryDeletionResult in
+            try Self.deleteConsumedHistory(policy: policy, dryRun: dryRun, now: now, in: db)
         }
         if dryRun { return try store.databasePool.read(work) }
         _ = try store.sealPendingChanges()
         return try store.databasePool.writeWithoutTransaction { db in
-            var result: CleanupResult?
+            var result: HistoryDeletionResult?
             try db.inTransaction(.immediate) {
                 result = try work(db)
                 return .commit
@@ -42,7 +45,7 @@ public struct HistoryCleaner: Sendable {
         }
     }
 
-    static func clean(policy: CleanupPolicy, dryRun: Bool, now: Date, in db: Database) throws -> CleanupResult {
+    static func deleteConsumedHistory(policy: HistoryDeletionPolicy, dryRun: Bool, now: Date, in db: Database) throws -> HistoryDeletionResult {
         var missing: [String] = []
         var abandoned: [String] = []
         var watermark: HistoryToken?
@@ -71,7 +74,7 @@ public struct HistoryCleaner: Sendable {
         if let watermark {
             consumed = "token <= ?"
             arguments.append(watermark)
-            if !policy.purgesUnlistedAuthors {
+            if !policy.deletesUnlistedAuthors {
                 let listed = Array(Set(policy.listedAuthors)).sorted()
                 consumed += listed.isEmpty ? " AND 0" : " AND author IN (\(Array(repeating: "?", count: listed.count).joined(separator: ",")))"
                 arguments += listed
@@ -88,7 +91,7 @@ public struct HistoryCleaner: Sendable {
         if !dryRun {
             if let watermark {
                 var request = HistoryDeleteRequest.through(watermark)
-                if !policy.purgesUnlistedAuthors { request = request.onlyAuthors(Set(policy.listedAuthors.map(Optional.some))) }
+                if !policy.deletesUnlistedAuthors { request = request.onlyAuthors(Set(policy.listedAuthors.map(Optional.some))) }
                 _ = try HistoryPurger.delete(request, dryRun: false, in: db)
             }
             if let cutoff {
@@ -113,7 +116,7 @@ public struct HistoryCleaner: Sendable {
         }
         let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM spotlite_transaction") ?? 0
         let deleted = consumedCount + expiredCount
-        return CleanupResult(watermark: watermark, deletedTransactions: deleted,
+        return HistoryDeletionResult(watermark: watermark, deletedTransactions: deleted,
                              keptTransactions: dryRun ? total - deleted : total, reason: reasons.joined(separator: "; "),
                              absentAuthors: missing, abandonedAuthors: abandoned)
     }

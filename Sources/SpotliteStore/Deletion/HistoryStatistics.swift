@@ -3,9 +3,13 @@ import GRDB
 
 /// The size of a store's history.
 public struct HistoryStatistics: Sendable, Hashable {
+    /// Transactions the store still holds.
     public var transactions: Int
+    /// Changes those transactions hold.
     public var changes: Int
+    /// The oldest transaction kept; nil when history is empty.
     public var oldestToken: HistoryToken?
+    /// The newest transaction; nil when history is empty.
     public var newestToken: HistoryToken?
     /// Bytes the history tables and their indexes take in the database file.
     public var bytes: Int
