@@ -122,6 +122,10 @@ void report_current_exception(cx_error **err, bool batch_lost) noexcept {
         std::string message;
         try {
             message = error.get_msg();
+            // Remote databases name their server here ("remote:tcp(HOST:PORT)"): without it, an error about one
+            // shard of several would not say which.
+            const std::string &context = error.get_context();
+            if (!context.empty()) message += " (context: " + context + ")";
             // get_error_string() is NULL when Xapian has no system error text.
             if (const char *system = error.get_error_string()) {
                 if (*system != '\0') message += std::string(" (") + system + ")";

@@ -42,6 +42,8 @@ struct cx_writable_database {
 struct cx_database {
     Xapian::Database db;
     bool closed = false;
+    // Whether a shard is a remote database, which refuses match deciders (the search deadline among them).
+    bool has_remote = false;
     // Set after a DatabaseModifiedError until reopen() succeeds: Xapian 1.4 does not recover by itself, and a
     // search after further commits then silently finds nothing. Shared with query parsers using this database,
     // since Xapian::Database copies share the state that needs reopening.

@@ -159,7 +159,8 @@ void explain_hits(Xapian::Database &db, Xapian::Enquire &enquire, const Xapian::
 
 // One attempt at the whole search; a DatabaseModifiedError anywhere in it makes the caller reopen and retry,
 // so every read from the database (documents included) happens here.
-std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &query, const cx_search_options &options) {
+std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &query, const cx_search_options &options,
+                                    bool has_remote) {
     Xapian::Enquire enquire(db);
     enquire.set_query(query);
     enquire.set_weighting_scheme(weighting(options.bm25));
@@ -185,7 +186,9 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
     auto result = std::make_unique<cx_mset>();
     // One deadline for the whole search, feedback pass included.
     std::unique_ptr<DeadlineDecider> deadline;
-    if (options.time_limit > 0) deadline = std::make_unique<DeadlineDecider>(options.time_limit);
+    // The remote backend refuses match deciders (UnimplementedError): there each server's operation timeout bounds
+    // the search instead.
+    if (options.time_limit > 0 && !has_remote) deadline = std::make_unique<DeadlineDecider>(options.time_limit);
     if (options.expansion != nullptr) {
         // A separate enquire: the feedback pass must not feed the match spies (facet counts).
         Xapian::Enquire feedback(db);
@@ -239,7 +242,7 @@ cx_mset *cx_database_search(cx_database *db, const cx_query *query, const cx_sea
         unsigned retries = options->no_retry ? 0
                            : options->max_retries == 0 ? cx::default_max_retries
                                                        : options->max_retries;
-        return cx::read_retrying(*db, retries, [&] { return run_search(db->db, query->query, *options); })
+        return cx::read_retrying(*db, retries, [&] { return run_search(db->db, query->query, *options, db->has_remote); })
             .release();
     });
 }

@@ -31,8 +31,8 @@ struct ConfigurationDecoder {
         if let index = try string(document, "index", expected: Expectation.path) {
             configuration.indexPath = index
         }
-        if let shards = try integer(document, "shards", expected: Expectation.shards) {
-            configuration.shards = .count(shards)
+        if let shards = try decodeShards(document) {
+            configuration.shards = shards
         }
         if let history = try table(document, "history", expected: "a table ([history])") {
             configuration.history = try decodeHistory(history)
@@ -52,6 +52,28 @@ struct ConfigurationDecoder {
             configuration.model = try ModelConfigurationDecoder(source: source, order: order).decode(model.table, at: model.path)
         }
         return configuration
+    }
+
+    /// `shards = 3` (local shards) or `shards = ["tcp://HOST:PORT", "path", …]` (a shard at each location). Syntax
+    /// is checked here; ranges and duplicates by the validator, which also sees configurations built in Swift.
+    private func decodeShards(_ document: Table) throws(ConfigurationError) -> IndexShards? {
+        guard let value = document.table["shards"] else { return nil }
+        if let count = value.int { return .count(count) }
+        guard value.array != nil,
+              let texts = try strings(document, "shards", expected: Expectation.shardLocation) else {
+            throw typeError(document, "shards", expected: Expectation.shards, found: value)
+        }
+        var locations: [ShardLocation] = []
+        for (position, text) in texts.enumerated() {
+            switch ShardLocation.parse(text) {
+            case let .success(location):
+                locations.append(location)
+            case let .failure(problem):
+                throw error(at: document.path.appending("shards"), .invalidValue,
+                            "expected \(Expectation.shardLocation); found \(problem) at position \(position + 1)")
+            }
+        }
+        return .locations(locations)
     }
 
     // MARK: - Tables

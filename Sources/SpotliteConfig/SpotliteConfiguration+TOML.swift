@@ -45,6 +45,12 @@ extension SpotliteConfiguration {
         let base = baseDirectory ?? Self.currentDirectory
         configuration.storePath = Self.resolvePath(configuration.storePath, against: base)
         configuration.indexPath = Self.resolvePath(configuration.indexPath, against: base)
+        if let locations = configuration.shards.locations {
+            configuration.shards = .locations(locations.map { location in
+                if case let .path(path) = location { return .path(Self.resolvePath(path, against: base)) }
+                return location
+            })
+        }
         configuration.resolveMigrationFiles(against: base)
         self = configuration
     }

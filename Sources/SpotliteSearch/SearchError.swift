@@ -31,6 +31,11 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case invalidQuerySet(source: String, line: Int, reason: String)
     /// Ranking options (BM25 parameters, proximity, expansion) out of their range.
     case invalidRanking(reason: String)
+    /// A shard at a configured location (`HOST:PORT` of a `xapian-tcpsrv`, or a path) cannot be reached or stopped
+    /// answering within its timeout.
+    case shardUnavailable(shard: String, reason: String)
+    /// A shard answers with another database than the one the index's shard map records (by UUID).
+    case shardIdentityChanged(shard: String, expected: String, found: String)
 
     /// The problem and the way out, in one line.
     public var description: String {
@@ -71,6 +76,10 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "\(source), line \(line): \(reason); each line is KEY<TAB>QUERY (blank lines and lines starting with # are skipped)"
         case let .invalidRanking(reason):
             return "invalid ranking options: \(reason); see the [search] table in docs/configuration.md"
+        case let .shardUnavailable(shard, reason):
+            return "shard \(shard) is unavailable (\(reason)); start its xapian-tcpsrv or fix `shards` in the configuration (the index keeps what every shard committed; the next update catches up)"
+        case let .shardIdentityChanged(shard, expected, found):
+            return "shard \(shard) serves another database (UUID \(found), the index's shard map records \(expected)); point its server at the shard's database, or run `spotlite index rebuild` to index the store into it again"
         }
     }
 

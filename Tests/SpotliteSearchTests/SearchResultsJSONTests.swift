@@ -58,6 +58,18 @@ struct SearchResultsJSONTests {
         #expect(NSDictionary(dictionary: written).isEqual(to: try Self.reference(results)))
     }
 
+    @Test("a partial answer says so and names the shards left out; a complete one has neither key")
+    func partial() throws {
+        var results = SearchResults(query: "q", total: 3, corrected: nil, suggestion: nil, hits: [], facets: [:], seconds: 0)
+        #expect(try Self.parse(results)["partial"] == nil)
+        #expect(try Self.parse(results)["unavailable_shards"] == nil)
+        results.unavailableShards = ["127.0.0.1:4001", "/index/gen-000002/shard-1"]
+        let written = try Self.parse(results)
+        #expect(written["partial"] as? Bool == true)
+        #expect(written["unavailable_shards"] as? [String] == results.unavailableShards)
+        #expect(NSDictionary(dictionary: written).isEqual(to: try Self.reference(results)))
+    }
+
     @Test("non-finite scores, which JSON cannot hold, are null")
     func nonFinite() throws {
         let hit = SearchHit(entity: "E", key: .real(.nan), rank: 1, score: .infinity, percent: 0, fields: [:], snippet: "")

@@ -81,7 +81,8 @@ cx_error_code cx_error_get_code(const cx_error *err) CX_NOEXCEPT;
  *  "unknown". NUL-terminated; borrowed: valid until cx_error_free(err). */
 const char *cx_error_get_type(const cx_error *err) CX_NOEXCEPT;
 
-/** The error's message (Xapian's `get_msg()`, plus the system error text when Xapian gives one). Borrowed:
+/** The error's message (Xapian's `get_msg()`, plus its context when it has one, e.g. "(context:
+ *  remote:tcp(HOST:PORT))", plus the system error text when Xapian gives one). Borrowed:
  *  valid until cx_error_free(err). Its length is stored in `*length` when `length` is not NULL; the bytes are
  *  also NUL-terminated. */
 const char *cx_error_get_message(const cx_error *err, size_t *length) CX_NOEXCEPT;
@@ -296,6 +297,49 @@ bool cx_database_document_data(cx_database *db, const char *unique_term, size_t 
  *  database yet). `level` is cx_compact_standard, cx_compact_full or cx_compact_fuller. Document ids are
  *  renumbered; metadata is kept. */
 bool cx_database_compact(cx_database *db, const char *destination, unsigned level, cx_error **err) CX_NOEXCEPT;
+
+/* MARK: - Remote databases (xapian-tcpsrv) */
+
+/** Opens the database served by `xapian-tcpsrv` at `host`:`port` read-only (Xapian::Remote::open).
+ *  `timeout_ms` bounds every operation on it and `connect_timeout_ms` the connection (0: no limit; Xapian's
+ *  defaults are 10000 ms and the operation timeout). A server that refuses the connection or is unreachable fails
+ *  with CX_ERR_NETWORK, one past a timeout with CX_ERR_NETWORK_TIMEOUT; the message names `host:port`.
+ *  Release with cx_database_free. */
+cx_database *cx_database_open_remote(const char *host, unsigned port, unsigned timeout_ms,
+                                     unsigned connect_timeout_ms, cx_error **err) CX_NOEXCEPT;
+
+/** Adds the databases `other` views as further shards of `db` (sharing the open connections or files; `other`
+ *  stays owned by the caller and usable). */
+bool cx_database_add(cx_database *db, const cx_database *other, cx_error **err) CX_NOEXCEPT;
+
+/** Opens a remote database as cx_database_open_remote does and adds it as a further shard of `db`. */
+bool cx_database_add_remote(cx_database *db, const char *host, unsigned port, unsigned timeout_ms,
+                            unsigned connect_timeout_ms, cx_error **err) CX_NOEXCEPT;
+
+/** Opens the database served by `xapian-tcpsrv --writable` at `host`:`port` for writing
+ *  (Xapian::Remote::open_writable); the server creates it when missing. `flags` is 0 or cx_db_retry_lock.
+ *  Timeouts and errors as for cx_database_open_remote; a server whose database another client writes fails with
+ *  CX_ERR_DATABASE_LOCK. Writes go to the server as they are made; a write or commit that fails over the network
+ *  has batch_lost set. Release with cx_writable_database_free. */
+cx_writable_database *cx_writable_database_open_remote(const char *host, unsigned port, unsigned timeout_ms,
+                                                       unsigned connect_timeout_ms, int flags,
+                                                       cx_error **err) CX_NOEXCEPT;
+
+/** The database's UUID (its identity, which a copy or a re-created database does not share), as text; empty
+ *  when the database has none (several shards). `*out` is malloc'd (free with cx_free). */
+bool cx_database_get_uuid(cx_database *db, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
+/** The UUID of a writable database, as cx_database_get_uuid. */
+bool cx_writable_database_get_uuid(cx_writable_database *db, char **out, size_t *out_len,
+                                   cx_error **err) CX_NOEXCEPT;
+
+/** Deletes every document indexed by a term starting with `prefix`, except those indexed by `keep` (which starts
+ *  with `prefix`): the sweep after a rebuild that tagged each document it wrote with `keep`. The terms are listed
+ *  first, then deleted; `*swept` (when not NULL) receives how many terms were swept. An empty prefix or a `keep`
+ *  without the prefix is rejected before anything changes; failures inside Xapian have batch_lost set. */
+bool cx_writable_database_sweep_prefix(cx_writable_database *db, const char *prefix, size_t prefix_len,
+                                       const char *keep, size_t keep_len, uint32_t *swept,
+                                       cx_error **err) CX_NOEXCEPT;
 
 /* MARK: - Documents */
 
@@ -544,7 +588,8 @@ typedef struct cx_search_options {
     bool no_retry;                 /**< Fail at once with CX_ERR_DATABASE_MODIFIED instead (max_retries ignored). */
     double time_limit;             /**< Seconds the match may run; past them the search fails with CX_ERR_TIME_LIMIT
                                         (checked every few candidates, so a little later). 0: no limit. The
-                                        expansion's feedback pass counts against it too. */
+                                        expansion's feedback pass counts against it too. Not applied over remote
+                                        databases, which refuse match deciders: their operation timeout bounds it. */
     const cx_expansion_options *expansion; /**< NULL: the query as given. */
     /** Record, for each hit, the query terms it matched and what each term added to its weight (for tuning and
      *  `--explain`; costs a small search per hit and term). Terms found only under OP_NEAR (the proximity boost)

@@ -57,10 +57,27 @@ struct IndexDirectory: Sendable {
     }
 
     /// The stub's identity (one `stat`, far cheaper than reading it), or nil when there is no stub.
-    var stubIdentity: StubIdentity? {
+    var stubIdentity: StubIdentity? { Self.identity(of: stubPath) }
+
+    /// What says which index is live, and its identity: the shard map of placed shards when there is one (it
+    /// takes precedence), else the generation stub.
+    var liveIdentity: StubIdentity? { Self.identity(of: ShardMap.path(in: self)) ?? stubIdentity }
+
+    private static func identity(of path: String) -> StubIdentity? {
         var info = stat()
-        guard stat(stubPath, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else { return nil }
         return StubIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), modified: info.st_mtim)
+    }
+
+    /// Whether the index's shards are placed at locations (a shard map is present).
+    var hasShardMap: Bool { access(ShardMap.path(in: self), F_OK) == 0 }
+
+    /// The live index's shards: those the shard map places, else the live generation's; nil when there is no index
+    /// (or its generation is one database written before sharding).
+    func liveLayout() -> ShardLayout? {
+        if let map = ShardMap.read(in: self) { return ShardLayout(directory: self, map: map) }
+        guard let generation = liveGeneration else { return nil }
+        return ShardLayout.read(generationPath: generationPath(generation))
     }
 
     func generationPath(_ number: Int) -> String {
@@ -110,6 +127,7 @@ struct IndexDirectory: Sendable {
 
     /// Removes the whole index: stub first (so readers stop finding it), then generations.
     func remove() throws {
+        unlink(ShardMap.path(in: self))
         unlink(stubPath)
         StubFile.syncDirectory(containing: stubPath)
         for number in generations() {

@@ -21,14 +21,138 @@ struct ShardLayout: Sendable, Equatable {
     static let shardPrefix = "shard-"
     static let maximumCount = IndexShards.maximumCount
 
-    /// The generation directory holding the shards.
+    /// The generation directory holding the shards (the index directory for placed shards).
     let generationPath: String
     /// How many shards there are (at least one).
     let count: Int
+    /// Where each shard is, when the configuration placed them (`shards = ["tcp://HOST:PORT", …]`); nil for the
+    /// `shard-K` directories of a generation.
+    let locations: [ShardLocation]?
+    /// The UUID each placed shard must answer with (from the shard map); nil before the first rebuild placed them.
+    let expectedUUIDs: [String]?
+    /// The generation tag term of placed shards' documents (from the shard map).
+    let tagTerm: String?
 
     init(generationPath: String, count: Int) {
         self.generationPath = generationPath
         self.count = max(1, count)
+        locations = nil
+        expectedUUIDs = nil
+        tagTerm = nil
+    }
+
+    /// Shards at `locations`, recorded in the index directory `directoryPath` by a shard map (when there is one).
+    init(directoryPath: String, locations: [ShardLocation], expectedUUIDs: [String]?, tagTerm: String?) {
+        generationPath = directoryPath
+        count = locations.count
+        self.locations = locations
+        self.expectedUUIDs = expectedUUIDs
+        self.tagTerm = tagTerm
+    }
+
+    /// The layout a shard map records.
+    init?(directory: IndexDirectory, map: ShardMap) {
+        guard let locations = map.locations, !locations.isEmpty else { return nil }
+        self.init(directoryPath: directory.path, locations: locations, expectedUUIDs: map.shards.map(\.uuid),
+                  tagTerm: map.tagTerm)
+    }
+
+    /// Whether the shards live at configured locations (rebuilt in place, by generation tag and sweep).
+    var isPlaced: Bool { locations != nil }
+
+    /// How errors name shard `shard`: `HOST:PORT` of a remote one, else its path.
+    func shardName(_ shard: Int) -> String {
+        locations.map { $0[shard].name } ?? shardPath(shard)
+    }
+
+    /// Opens shard `shard` read-only.
+    func openReader(_ shard: Int) throws -> XapianDatabase {
+        let name = shardName(shard)
+        let database: XapianDatabase
+        do {
+            switch locations?[shard] {
+            case let .remote(host, port)?: database = try XapianDatabase(remote: XapianRemote(host: host, port: port))
+            case let .path(path)?: database = try XapianDatabase(path: path)
+            case nil: database = try XapianDatabase(path: shardPath(shard))
+            }
+        } catch {
+            // Only placed shards are named: a generation's own shards keep Xapian's typed error.
+            throw isPlaced ? Self.naming(error, shard: name) : error
+        }
+        try checkIdentity(shard) { try database.uuid() }
+        return database
+    }
+
+    /// Opens shard `shard` for writing: a local shard with `action`, a remote one through its server (which creates
+    /// the database when missing). `checkIdentity` refuses a placed shard that answers with another UUID than the map's.
+    func openWriter(_ shard: Int, action: XapianWritableDatabase.OpenAction, noSync: Bool,
+                    checkIdentity: Bool) throws -> XapianWritableDatabase {
+        let name = shardName(shard)
+        let database: XapianWritableDatabase
+        do {
+            switch locations?[shard] {
+            case let .remote(host, port)?:
+                database = try XapianWritableDatabase(remote: XapianRemote(host: host, port: port))
+            case let .path(path)?:
+                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                        withIntermediateDirectories: true)
+                database = try XapianWritableDatabase(path: path, action: action == .open ? .open : .createOrOpen,
+                                                      noSync: noSync)
+            case nil:
+                database = try XapianWritableDatabase(path: shardPath(shard), action: action, noSync: noSync)
+            }
+        } catch {
+            throw Self.naming(error, shard: name)
+        }
+        if checkIdentity { try self.checkIdentity(shard) { try database.uuid() } }
+        return database
+    }
+
+    /// Every shard opened read-only as one database (statistics combined, so ranking is global). With
+    /// `allowPartial`, shards that cannot be reached are left out and named in the result instead of failing.
+    func openCombined(allowPartial: Bool = false) throws -> (database: XapianDatabase, missing: [String]) {
+        guard isPlaced else { return (try XapianDatabase(path: generationPath), []) }
+        var combined: XapianDatabase?
+        var missing: [String] = []
+        for shard in 0..<count {
+            do {
+                let database = try openReader(shard)
+                if let combined {
+                    try combined.addDatabase(database)
+                } else {
+                    combined = database
+                }
+            } catch let error as SearchError where allowPartial {
+                guard case .shardUnavailable = error else { throw error }
+                missing.append(shardName(shard))
+            } catch let error as XapianError {
+                throw Self.naming(error, shard: shardName(shard))
+            }
+        }
+        guard let combined else {
+            throw SearchError.shardUnavailable(shard: missing.joined(separator: ", "), reason: "no shard of the index answers")
+        }
+        return (combined, missing)
+    }
+
+    /// A placed shard answering with another UUID than the shard map records is another database: refuse it.
+    private func checkIdentity(_ shard: Int, _ uuid: () throws -> String) throws {
+        guard let expected = expectedUUIDs, shard < expected.count, !expected[shard].isEmpty else { return }
+        let found: String
+        do {
+            found = try uuid()
+        } catch {
+            throw Self.naming(error, shard: shardName(shard))
+        }
+        if found != expected[shard] {
+            throw SearchError.shardIdentityChanged(shard: shardName(shard), expected: expected[shard], found: found)
+        }
+    }
+
+    /// Network failures become ``SearchError/shardUnavailable(shard:reason:)`` naming the shard; others pass.
+    static func naming(_ error: any Error, shard: String) -> any Error {
+        guard let error = error as? XapianError, error.code == .network || error.code == .networkTimeout else { return error }
+        return SearchError.shardUnavailable(shard: shard, reason: "\(error.type): \(error.message)")
     }
 
     var stubPath: String { generationPath + "/" + Self.stubName }
@@ -76,9 +200,13 @@ struct ShardLayout: Sendable, Equatable {
 
     /// The metadata of every shard, in shard order, read without taking any lock.
     func metadata() throws -> [IndexMetadata] {
-        try shardPaths.map { path in
-            let database = try XapianDatabase(path: path)
-            return try IndexMetadata(reading: database.metadata(forKey:))
+        try (0..<count).map { shard in
+            let database = try openReader(shard)
+            do {
+                return try IndexMetadata(reading: database.metadata(forKey:))
+            } catch {
+                throw isPlaced ? Self.naming(error, shard: shardName(shard)) : error
+            }
         }
     }
 

@@ -11,7 +11,11 @@ enum StubFile {
     /// The temporary file is created with `O_EXCL | O_NOFOLLOW`: a symbolic link someone left at that name is
     /// refused, never followed, so its target is never overwritten.
     static func write(_ lines: [String], to path: String) throws {
-        let contents = lines.map { "auto \($0)\n" }.joined()
+        try write(contents: lines.map { "auto \($0)\n" }.joined(), to: path)
+    }
+
+    /// Replaces the file at `path` with `contents` in the same durable way (the shard map uses it).
+    static func write(contents: String, to path: String) throws {
         let temporary = path + ".tmp"
         unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)

@@ -35,7 +35,19 @@ public struct IndexStatus: Sendable, Hashable {
         storeToken = try store.currentToken()
         oldestHistoryToken = try store.oldestToken()
         checkpoints = try store.positions()
-        if let generation = directory.liveGeneration {
+        if let layout = directory.liveLayout(), layout.isPlaced {
+            do {
+                let database = try layout.openCombined().database
+                let metadata = try IndexMetadata(reading: database.metadata(forKey:))
+                exists = true
+                documents = try database.documentCount()
+                token = try layout.committedToken()
+                fingerprint = metadata.fingerprint
+                updatedAt = metadata.updatedAt
+            } catch let error as XapianError {
+                throw SearchError.reading(error, path: index)
+            }
+        } else if let generation = directory.liveGeneration {
             do {
                 let generationPath = directory.generationPath(generation)
                 let database = try XapianDatabase(path: generationPath)

@@ -25,7 +25,12 @@ final class ShardWriter: @unchecked Sendable {
     static let maximumQueuedBatches = 8
 
     let shard: Int
-    let path: String
+    /// How errors name the shard: its path, or `HOST:PORT` of a remote one.
+    let name: String
+    /// The database's UUID, read at open.
+    private(set) var uuid = ""
+    /// The term added to every document written (a placed shard's generation tag), or nil.
+    private let tagTerm: String?
     /// The token this shard committed last (read at open, then updated by each commit).
     private(set) var committedToken: Int64 = 0
     private let queue: DispatchQueue
@@ -43,6 +48,7 @@ final class ShardWriter: @unchecked Sendable {
     private let writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
     private let commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)?
 
+<<<<<<< HEAD
     /// Opens (or creates) the shard at `path` on the shard's queue.
     init(shard: Int, path: String, action: XapianWritableDatabase.OpenAction, noSync: Bool, schema: IndexSchema,
          flushThreshold: Int? = nil,
@@ -51,14 +57,29 @@ final class ShardWriter: @unchecked Sendable {
         self.shard = shard
         self.flushThreshold = flushThreshold
         self.path = path
+=======
+    /// Opens (or creates) the shard with `open` on the shard's queue.
+    /// - Parameter tagTerm: a term added to every document written (a placed shard's generation tag).
+    init(shard: Int, name: String, open: () throws -> XapianWritableDatabase, tagTerm: String? = nil,
+         schema: IndexSchema, writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
+         commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)? = nil) throws {
+        self.shard = shard
+        self.name = name
+        self.tagTerm = tagTerm
+>>>>>>> main
         self.writeHook = writeHook
         self.commitHook = commitHook
         queue = DispatchQueue(label: "spotlite.shard-\(shard)", qos: .utility)
         try queue.sync {
-            let writer = try XapianWritableDatabase(path: path, action: action, noSync: noSync)
-            builder = try DocumentBuilder(schema: schema, spellingDatabase: writer)
-            let metadata = try IndexMetadata(reading: writer.metadata(forKey:))
-            committedToken = metadata.token?.rawValue ?? 0
+            let writer = try open()
+            do {
+                builder = try DocumentBuilder(schema: schema, spellingDatabase: writer)
+                let metadata = try IndexMetadata(reading: writer.metadata(forKey:))
+                committedToken = metadata.token?.rawValue ?? 0
+                uuid = try writer.uuid()
+            } catch {
+                throw ShardLayout.naming(error, shard: name)
+            }
             self.writer = writer
         }
     }
@@ -77,10 +98,12 @@ final class ShardWriter: @unchecked Sendable {
         let writer: XapianWritableDatabase
         let builder: DocumentBuilder
         let writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
+        let tagTerm: String?
 
         /// Builds and writes one record's document; `fresh` adds it without looking for an earlier one (rebuilds).
         func write(_ record: ShardRecord, fresh: Bool) throws {
             let built = try builder.document(entity: record.entity, key: record.key, attributes: record.attributes)
+            if let tagTerm { try built.document.addBooleanTerm(tagTerm) }
             try writeHook?(built.idTerm, built.document)
             if fresh {
                 try writer.addDocument(uniqueTerm: built.idTerm, document: built.document)
@@ -97,9 +120,9 @@ final class ShardWriter: @unchecked Sendable {
             defer { pending.signal() }
             guard failure == nil, let writer, let builder else { return }
             do {
-                try work(Context(writer: writer, builder: builder, writeHook: writeHook))
+                try work(Context(writer: writer, builder: builder, writeHook: writeHook, tagTerm: tagTerm))
             } catch {
-                failure = error
+                failure = ShardLayout.naming(error, shard: name)
                 failed.store(true, ordering: .releasing)
             }
         }
@@ -133,9 +156,13 @@ final class ShardWriter: @unchecked Sendable {
 
     /// Queues setting `metadata` and committing: the documents written since the last commit and the metadata
     /// (the shard's token among it) become durable together.
-    func commit(metadata: [(key: String, value: String)], token: Int64) {
+    ///
+    /// - Parameter sweepKeeping: first delete every document tagged with a generation other than this tag term (the
+    ///   end of a rebuild in place), in the same commit as the metadata.
+    func commit(metadata: [(key: String, value: String)], token: Int64, sweepKeeping: String? = nil) {
         let metadata = metadata.map { [$0.key, $0.value] }
         submit { [self] context in
+            if let sweepKeeping { try context.writer.sweep(prefix: ShardMap.tagPrefix, keeping: sweepKeeping) }
             for pair in metadata { try context.writer.setMetadata(pair[1], forKey: pair[0]) }
             try context.writer.commit()
             unflushed = 0
@@ -157,7 +184,7 @@ final class ShardWriter: @unchecked Sendable {
             do {
                 try writer?.close()
             } catch {
-                if failure == nil { failure = error }
+                if failure == nil { failure = ShardLayout.naming(error, shard: name) }
             }
             writer = nil
             builder = nil

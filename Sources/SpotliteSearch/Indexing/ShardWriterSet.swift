@@ -13,20 +13,32 @@ final class ShardWriterSet {
 
     /// Opens every shard of `layout` (creating them with `.createOrOverwrite` for a rebuild). Opening happens on the
     /// shards' own threads, in parallel.
+    ///
+    /// Placed shards (``ShardLayout/isPlaced``) are opened at their locations; `tagTerm` is added to every document
+    /// written, and `checkIdentity` refuses a shard answering with another UUID than the shard map's.
     init(layout: ShardLayout, action: XapianWritableDatabase.OpenAction, noSync: Bool, schema: IndexSchema,
          flushThreshold: Int? = nil,
          writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
-         commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)? = nil) throws {
+         commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)? = nil,
+         tagTerm: String? = nil, checkIdentity: Bool = true) throws {
         self.layout = layout
         var writers: [ShardWriter] = []
         for shard in 0..<layout.count {
+<<<<<<< HEAD
             writers.append(try ShardWriter(shard: shard, path: layout.shardPath(shard), action: action, noSync: noSync,
                                            schema: schema, flushThreshold: flushThreshold, writeHook: writeHook,
                                            commitHook: commitHook))
+=======
+            writers.append(try ShardWriter(
+                shard: shard, name: layout.shardName(shard),
+                open: { try layout.openWriter(shard, action: action, noSync: noSync, checkIdentity: checkIdentity) },
+                tagTerm: tagTerm, schema: schema, writeHook: writeHook, commitHook: commitHook))
+>>>>>>> main
         }
         self.writers = writers
     }
 
+<<<<<<< HEAD
     /// How many documents each shard of a rebuild holds in memory before writing them out: Xapian's 10,000 per
     /// writer, shared among the shards, so a rebuild's memory does not grow with the shard count. Each writer
     /// buffers its documents' postings (about 175 MiB for 10,000 Debian packages), so at Xapian's default 2 shards
@@ -35,6 +47,10 @@ final class ShardWriterSet {
     static func rebuildFlushThreshold(shards: Int) -> Int? {
         shards > 1 ? max(1000, 10_000 / shards) : nil
     }
+=======
+    /// Each shard's UUID, in shard order.
+    var uuids: [String] { writers.map(\.uuid) }
+>>>>>>> main
 
     /// The smallest token any shard committed: every shard reflects the history up to it.
     var committedToken: HistoryToken? {
@@ -49,10 +65,10 @@ final class ShardWriterSet {
 
     /// Sets `metadata` in every shard, with the shard's number, and commits every shard, in parallel. Throws the
     /// first failure of any shard (the others may have committed: their tokens are ahead, which is harmless).
-    func commit(metadata: [(key: String, value: String)], token: HistoryToken?) throws {
+    func commit(metadata: [(key: String, value: String)], token: HistoryToken?, sweepKeeping: String? = nil) throws {
         for writer in writers {
             let shardEntry = (key: IndexMetadata.shardKey, value: "\(writer.shard)/\(writers.count)")
-            writer.commit(metadata: metadata + [shardEntry], token: token?.rawValue ?? 0)
+            writer.commit(metadata: metadata + [shardEntry], token: token?.rawValue ?? 0, sweepKeeping: sweepKeeping)
         }
         try wait()
     }

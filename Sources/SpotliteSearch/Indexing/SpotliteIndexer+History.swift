@@ -12,8 +12,7 @@ extension SpotliteIndexer {
     /// a batch: a failed write discards every change since the last commit, metadata included, so the token in
     /// the index still describes exactly what the index holds.
     func applyHistory(into summary: inout IndexUpdateSummary) throws {
-        guard let generation = directory.liveGeneration,
-              let layout = ShardLayout.read(generationPath: directory.generationPath(generation)) else { return }
+        guard let layout = directory.liveLayout() else { return }
         var replays = 0
         while true {
             do {
@@ -49,7 +48,8 @@ extension SpotliteIndexer {
         let writer: ShardWriterSet
         do {
             writer = try ShardWriterSet(layout: layout, action: .open, noSync: false, schema: schema,
-                                        writeHook: documentWriteHook, commitHook: shardCommitHook)
+                                        writeHook: documentWriteHook, commitHook: shardCommitHook,
+                                        tagTerm: layout.tagTerm)
         } catch let error as XapianError where error.code == .databaseLock {
             throw SearchError.indexLocked(path: indexPath, holderPID: nil)
         }

@@ -8,6 +8,20 @@ import Glibc
 extension SpotliteIndexer {
     /// Why the live index cannot be updated from history, or nil when it can.
     func rebuildReason() throws -> String? {
+        if let locations = configuration.shards.locations {
+            guard let map = ShardMap.read(in: directory), let layout = ShardLayout(directory: directory, map: map) else {
+                return directory.liveGeneration == nil ? "there is no index yet"
+                    : "the configuration places the shards at \(locations.count) location\(locations.count == 1 ? "" : "s") instead of the index directory"
+            }
+            if layout.locations != locations {
+                return "the configured shard locations changed (the index has \(map.shards.map(\.location).joined(separator: ", ")), the configuration asks for \(locations.map(\.description).joined(separator: ", ")))"
+            }
+            // Unreachable shards and shards answering with another UUID are errors, not reasons to rebuild.
+            return try rebuildReason(layout: layout, shards: layout.metadata())
+        }
+        if ShardMap.read(in: directory) != nil {
+            return "the configuration keeps the shards in the index directory instead of at their locations"
+        }
         guard let generation = directory.liveGeneration else { return "there is no index yet" }
         let generationPath = directory.generationPath(generation)
         guard let layout = ShardLayout.read(generationPath: generationPath) else {
@@ -31,6 +45,11 @@ extension SpotliteIndexer {
         if wanted != layout.count {
             return "the configured shard count changed (the index has \(layout.count), the configuration asks for \(wanted))"
         }
+        return try rebuildReason(layout: layout, shards: shards)
+    }
+
+    /// Why the shards of `layout`, whose metadata is `shards`, cannot be updated from history, or nil when they can.
+    private func rebuildReason(layout: ShardLayout, shards: [IndexMetadata]) throws -> String? {
         for (number, metadata) in shards.enumerated() where metadata.shard != "\(number)/\(layout.count)" {
             return "the index's shard \(number) is not the one it should be (it says \(metadata.shard ?? "nothing"), expected \(number)/\(layout.count))"
         }
@@ -75,7 +94,7 @@ extension SpotliteIndexer {
 
     /// Why applying the pending history would cost more than a rebuild, or nil.
     private func largeBacklogReason(layout: ShardLayout) throws -> String? {
-        let documents = try XapianDatabase(path: layout.generationPath).documentCount()
+        let documents = try layout.openCombined().database.documentCount()
         guard documents >= Self.rebuildShareMinimumDocuments else { return nil }
         let pending: Int
         do {
@@ -97,6 +116,10 @@ extension SpotliteIndexer {
     /// from one read transaction, so the history after that token is exactly what the snapshot misses. Each shard
     /// of the new generation is written by a thread of its own.
     func rebuildGeneration(reason: String, into summary: inout IndexUpdateSummary) throws {
+        if let locations = configuration.shards.locations {
+            try rebuildInPlace(at: locations, reason: reason, into: &summary)
+            return
+        }
         logger.info("rebuilding the index at \(indexPath): \(reason)")
         // Read before the snapshot: a migration in between makes the next update rebuild again, never skip one.
         let modelVersion = try store.currentModelVersion()
@@ -144,6 +167,65 @@ extension SpotliteIndexer {
         try Self.syncTree(path)
         try directory.makeLive(generation)
         keepNew = true
+        // An index whose shards were placed at locations before: the stub is live now, the map is no longer.
+        if unlink(ShardMap.path(in: directory)) == 0 { StubFile.syncDirectory(containing: directory.stubPath) }
+        directory.removeStaleGenerations()
+        advancePosition(to: token)
+        summary.rebuilt = true
+        summary.reason = reason
+        summary.indexed += indexed
+        summary.token = token
+        postCommit(token: token, summary: summary)
+    }
+
+    /// Rebuilds shards placed at `locations` (remote servers or fixed paths) in place, while searches keep answering
+    /// from them: every document of a snapshot is written (replacing its earlier version) with a new generation tag;
+    /// then, in the same commit as its new token, each shard sweeps the documents tagged otherwise (rows deleted
+    /// since); last the shard map records the new tag and the shards' UUIDs. Interrupted at any point (even
+    /// `kill -9`), each shard holds what its committed token says plus documents that replaying history from that
+    /// token rewrites or deletes, so the next update is exact; the next rebuild's fresh tag sweeps any leftovers.
+    private func rebuildInPlace(at locations: [ShardLocation], reason: String,
+                                into summary: inout IndexUpdateSummary) throws {
+        logger.info("rebuilding the index at \(indexPath) in place on \(locations.count) shards: \(reason)")
+        let modelVersion = try store.currentModelVersion()
+        let captureGap = try store.captureGap().count
+        let generation = ShardMap.newGeneration()
+        let layout = ShardLayout(directoryPath: directory.path, locations: locations, expectedUUIDs: nil,
+                                 tagTerm: ShardMap.tagPrefix + generation)
+        let token: HistoryToken?, indexed: Int, uuids: [String]
+        do {
+            // The identity check is off: a rebuild is how a shard's database gets (re)recorded in the map.
+            let writers = try ShardWriterSet(layout: layout, action: .createOrOpen, noSync: false, schema: schema,
+                                             writeHook: documentWriteHook, commitHook: shardCommitHook,
+                                             tagTerm: layout.tagTerm, checkIdentity: false)
+            do {
+                (token, indexed) = try indexSnapshot(into: writers, fresh: false)
+                var metadata: [(key: String, value: String)] = [
+                    (IndexMetadata.tokenKey, IndexMetadata.tokenText(token)),
+                    (IndexMetadata.storeIDKey, store.storeID),
+                    (IndexMetadata.fingerprintKey, schema.fingerprint),
+                    (IndexMetadata.descriptionKey, configuration.indexDescription),
+                    (IndexMetadata.formatKey, IndexMetadata.format),
+                    (IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970)),
+                    (IndexMetadata.captureGapKey, String(captureGap)),
+                ]
+                // Keys absent from this build are emptied (deleted), since the shards keep their old metadata.
+                metadata.append((IndexMetadata.modelVersionKey, modelVersion?.description ?? ""))
+                try writers.commit(metadata: metadata, token: token, sweepKeeping: layout.tagTerm)
+                uuids = writers.uuids
+            } catch {
+                try? writers.close()
+                throw error
+            }
+            try writers.close()
+        } catch let error as XapianError {
+            throw SearchError.engine(error, outcome: "while rebuilding the index in place; the shards keep their last committed token")
+        }
+        let map = ShardMap(generation: generation,
+                           shards: zip(locations, uuids).map { ShardMap.Shard(location: $0.description, uuid: $1) })
+        try map.write(in: directory)
+        // A local index the shards replace: searches follow the map now; its generations go.
+        if unlink(directory.stubPath) == 0 { StubFile.syncDirectory(containing: directory.stubPath) }
         directory.removeStaleGenerations()
         advancePosition(to: token)
         summary.rebuilt = true
@@ -155,7 +237,8 @@ extension SpotliteIndexer {
 
     /// Indexes every row of one read snapshot into the shards and returns the token the snapshot reflects, with the
     /// number of documents written. This thread reads rows; the shards' threads build and write documents.
-    private func indexSnapshot(into writers: ShardWriterSet) throws -> (HistoryToken?, Int) {
+    /// `fresh` adds documents without looking for earlier ones (a new generation); otherwise they replace them.
+    private func indexSnapshot(into writers: ShardWriterSet, fresh: Bool = true) throws -> (HistoryToken?, Int) {
         let reader = IndexRecordReader(schema: schema, provider: provider)
         let progress = progressHandler
         let result: (HistoryToken?, Int) = try store.read { db in
@@ -165,7 +248,7 @@ extension SpotliteIndexer {
                 total += try Int.fetchOne(db, sql: "SELECT count(*) FROM \(name.quotedDatabaseIdentifier)") ?? 0
             }
             progress?(IndexProgress(done: 0, total: total))
-            var batcher = ShardBatcher(writers: writers, fresh: true)
+            var batcher = ShardBatcher(writers: writers, fresh: fresh)
             var done = 0
             var indexed = 0
             for name in schema.entityNames {

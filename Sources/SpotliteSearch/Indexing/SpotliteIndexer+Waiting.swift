@@ -6,6 +6,13 @@ extension SpotliteIndexer {
     /// - Throws: ``SearchError/indexCorrupt(path:reason:)`` when the index cannot be read;
     ///   ``SearchError/engine(_:outcome:)`` for other engine failures.
     public nonisolated func indexedToken() throws -> HistoryToken? {
+        if let layout = directory.liveLayout(), layout.isPlaced {
+            do {
+                return try layout.committedToken()
+            } catch let error as XapianError {
+                throw SearchError.reading(error, path: indexPath)
+            }
+        }
         guard let generation = directory.liveGeneration else { return nil }
         do {
             let generationPath = directory.generationPath(generation)

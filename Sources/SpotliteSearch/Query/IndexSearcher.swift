@@ -26,15 +26,24 @@ public final class IndexSearcher: Sendable {
     /// Totals up to this many matches are counted exactly rather than estimated.
     static let exactTotalThreshold = 100
 
+    /// Whether searches of an index whose shards are placed at locations answer from the shards that can be
+    /// reached when others cannot (``SearchResults/unavailableShards`` names those left out), instead of failing
+    /// with ``SearchError/shardUnavailable(shard:reason:)``.
+    public let allowsPartialResults: Bool
+
     final class Open {
         let stub: IndexDirectory.StubIdentity
         let database: XapianDatabase
         let parser: XapianQueryParser
+        /// Shards left out because they could not be reached (partial results allowed).
+        let missing: [String]
 
-        init(stub: IndexDirectory.StubIdentity, database: XapianDatabase, parser: XapianQueryParser) {
+        init(stub: IndexDirectory.StubIdentity, database: XapianDatabase, parser: XapianQueryParser,
+             missing: [String] = []) {
             self.stub = stub
             self.database = database
             self.parser = parser
+            self.missing = missing
         }
     }
 
@@ -51,9 +60,11 @@ public final class IndexSearcher: Sendable {
     ///   - store: when given, snippets are cut from the records' current text in the store, so text fields need
     ///     not be stored in the index.
     ///   - ranking: how matches are weighted and queries widened (default: the configuration's `[search]` table).
+    ///   - allowsPartialResults: answer from the reachable shards when some placed shards cannot be reached.
     public init(configuration: SpotliteConfiguration, indexPath: String? = nil, store: SpotliteStore? = nil,
-                ranking: RankingOptions? = nil) throws {
+                ranking: RankingOptions? = nil, allowsPartialResults: Bool = false) throws {
         self.configuration = configuration
+        self.allowsPartialResults = allowsPartialResults
         self.indexPath = indexPath ?? configuration.indexPath
         self.store = store
         let ranking = ranking ?? configuration.ranking
@@ -92,10 +103,22 @@ public final class IndexSearcher: Sendable {
         let clock = ContinuousClock()
         let started = clock.now
         var results = try SearchError.translatingEngineErrors { try state.withLock { state in
-            let open = try currentOpen(&state)
-            var (results, mset) = try run(request, on: open)
-            if request.snippet.length > 0 { try addSnippets(to: &results, from: mset, request: request) }
-            return results
+            // A placed shard that went away since the last search fails the search under way: open the shards
+            // again once, which names the shard that is gone (or leaves it out when partial results are allowed).
+            var attempts = 0
+            while true {
+                do {
+                    let open = try currentOpen(&state)
+                    var (results, mset) = try run(request, on: open)
+                    if request.snippet.length > 0 { try addSnippets(to: &results, from: mset, request: request) }
+                    results.unavailableShards = open.missing
+                    return results
+                } catch let error as XapianError where error.code.isNetwork && directory.hasShardMap {
+                    state.open = nil
+                    attempts += 1
+                    guard attempts < 2 else { throw Self.shardError(error) }
+                }
+            }
         } }
         let elapsed = clock.now - started
         results.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -106,17 +129,31 @@ public final class IndexSearcher: Sendable {
     func currentOpen(_ state: inout State) throws -> Open {
         // Every switch (a rebuild, a deleted and rebuilt index) renames a new stub into place: while the stub is
         // the same file, so is the generation, and one stat per search is all it costs to know.
-        guard let stub = directory.stubIdentity else {
+        guard let stub = directory.liveIdentity else {
             state.open = nil
             throw SearchError.indexMissing(path: indexPath)
         }
-        if let open = state.open, open.stub == stub {
+        // A partial open tries the missing shards again at each search: they may be back.
+        if let open = state.open, open.stub == stub, open.missing.isEmpty {
             // A Xapian reader stays on the revision it opened: move to the newest commit before each search.
             do {
                 try open.database.reopen()
+                return open
+            } catch let error as XapianError where error.code == .network || error.code == .networkTimeout {
+                state.open = nil  // a shard went away: open them again below, which names it
             } catch let error as XapianError {
                 throw SearchError.reading(error, path: indexPath)
             }
+        }
+        if let layout = directory.liveLayout(), layout.isPlaced {
+            let (database, missing): (XapianDatabase, [String])
+            do {
+                (database, missing) = try layout.openCombined(allowPartial: allowsPartialResults)
+            } catch let error as XapianError {
+                throw SearchError.reading(error, path: indexPath)
+            }
+            let open = Open(stub: stub, database: database, parser: try makeParser(database: database), missing: missing)
+            state.open = open
             return open
         }
         guard let generation = directory.liveGeneration else {
@@ -133,6 +170,16 @@ public final class IndexSearcher: Sendable {
         let open = Open(stub: stub, database: database, parser: parser)
         state.open = open
         return open
+    }
+
+    /// A network failure in the middle of a search, naming the shard from Xapian's context (`remote:tcp(HOST:PORT)`).
+    static func shardError(_ error: XapianError) -> SearchError {
+        var shard = "of the index"
+        if let start = error.message.range(of: "remote:tcp("),
+           let end = error.message[start.upperBound...].firstIndex(of: ")") {
+            shard = String(error.message[start.upperBound..<end])
+        }
+        return .shardUnavailable(shard: shard, reason: "\(error.type): \(error.message)")
     }
 
     private func makeParser(database: XapianDatabase) throws -> XapianQueryParser {
@@ -271,6 +318,8 @@ public final class IndexSearcher: Sendable {
                 throw SearchError.overBudget(query: text, reason: "it ran longer than its time limit of \(request.timeLimit) s; narrow it with more words, a filter or fewer wildcards")
             } catch let error as XapianError where error.code == .wildcard || error.code == .queryParser {
                 throw SearchError.invalidQuery(query: text, reason: error.message)
+            } catch let error as XapianError where error.code == .network || error.code == .networkTimeout {
+                throw error  // a placed shard went away: search() opens the shards again
             } catch let error as XapianError {
                 throw SearchError.reading(error, path: indexPath)
             }

@@ -30,10 +30,21 @@ extension SearchResults {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             hit.appendJSON(to: &bytes)
         }
-        JSONText.appendRaw("],\"query\":", to: &bytes)
+        bytes.append(UInt8(ascii: "]"))
+        // Only in a partial answer, as in `jsonObject`.
+        if isPartial { JSONText.appendRaw(",\"partial\":true", to: &bytes) }
+        JSONText.appendRaw(",\"query\":", to: &bytes)
         JSONText.appendString(query, to: &bytes)
         JSONText.appendRaw(",\"total\":", to: &bytes)
         JSONText.appendInteger(total, to: &bytes)
+        if isPartial {
+            JSONText.appendRaw(",\"unavailable_shards\":[", to: &bytes)
+            for (index, shard) in unavailableShards.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONText.appendString(shard, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
         bytes.append(UInt8(ascii: "}"))
     }
 }

@@ -19,6 +19,12 @@ public struct SearchResults: Sendable, Hashable {
     public var seconds: Double
     /// How the query was understood and the hits weighted, when the request asked (``SearchRequest/explains``).
     public var explanation: SearchExplanation? = nil
+    /// The shards (`HOST:PORT` or path) left out because they could not be reached, when the searcher was allowed
+    /// to answer from the others (``IndexSearcher/allowsPartialResults``); empty for a complete answer.
+    public var unavailableShards: [String] = []
+
+    /// Whether some shards were left out: the hits and totals cover only the others.
+    public var isPartial: Bool { !unavailableShards.isEmpty }
 
     /// The JSON object of `spotlite search --json`.
     public var jsonObject: [String: Any] {
@@ -36,6 +42,10 @@ public struct SearchResults: Sendable, Hashable {
             "facets": facetObject,
         ]
         if let explanation { object["explain"] = explanation.jsonObject }
+        if isPartial {
+            object["partial"] = true
+            object["unavailable_shards"] = unavailableShards
+        }
         return object
     }
 }

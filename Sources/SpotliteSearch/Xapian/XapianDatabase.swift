@@ -19,6 +19,11 @@ package final class XapianDatabase {
         handle = opened
     }
 
+    /// Takes ownership of a handle the shim opened.
+    init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
     /// Opens several databases to search them together. Metadata is read from the first.
     package convenience init(paths: [String]) throws {
         guard let first = paths.first else {

@@ -44,6 +44,11 @@ package final class XapianWritableDatabase {
         handle = opened
     }
 
+    /// Takes ownership of a handle the shim opened.
+    init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
     deinit {
         // Closing commits pending changes and ignores errors: commit explicitly to see them.
         cx_writable_database_free(handle)

@@ -92,6 +92,8 @@ struct QueryFuzzer {
         case .indexingRunning: "indexing running"
         case .invalidQuerySet: "invalid query set"
         case .invalidRanking: "invalid ranking"
+        case .shardUnavailable: "shard unavailable"
+        case .shardIdentityChanged: "shard identity changed"
         }
     }
 

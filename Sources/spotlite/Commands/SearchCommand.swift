@@ -59,6 +59,10 @@ struct SearchCommand: AsyncParsableCommand {
     @Flag(help: "Print results as JSON.")
     var json = false
 
+    @Flag(name: .customLong("allow-partial"), help: ArgumentHelp(
+        "When shards placed on servers (shards = [\"tcp://HOST:PORT\", …]) cannot be reached, answer from the others, with a warning on stderr and \"partial\": true in JSON, instead of failing."))
+    var allowPartial = false
+
     @OptionGroup var options: GlobalOptions
 
     func validate() throws {
@@ -75,7 +79,8 @@ struct SearchCommand: AsyncParsableCommand {
         let environment = try CommandEnvironment(options: options)
         try environment.requireEntities()
         let store = try environment.openStoreForReading()
-        let searcher = try IndexSearcher(configuration: environment.configuration, store: store)
+        let searcher = try IndexSearcher(configuration: environment.configuration, store: store,
+                                         allowsPartialResults: allowPartial)
         let parsedFilters = try filters.map(SearchFilter.init(parsing:))
         let highlight = !json && Terminal.usesColor
         let expansion: SearchRequest.Expansion
@@ -99,6 +104,7 @@ struct SearchCommand: AsyncParsableCommand {
             return
         }
         let results = try searcher.search(request(words.joined(separator: " ")))
+        Self.warnIfPartial(results)
         if json {
             let output = OutputBuffer()
             output.write { results.appendJSON(to: &$0); $0.append(UInt8(ascii: "\n")) }
@@ -129,6 +135,7 @@ struct SearchCommand: AsyncParsableCommand {
             let results: SearchResults
             do {
                 results = try search(query)
+                Self.warnIfPartial(results)
             } catch let error as SearchError {
                 throw CommandFailure(message: "line \(number) of \(path): \(error)")
             }
@@ -145,6 +152,13 @@ struct SearchCommand: AsyncParsableCommand {
             output.flush()
             Self.exitNothingFound()
         }
+    }
+
+    /// One line on stderr for an answer that left unreachable shards out (`--allow-partial`).
+    static func warnIfPartial(_ results: SearchResults) {
+        guard results.isPartial else { return }
+        let shards = results.unavailableShards
+        Terminal.printError("warning: partial results: shard\(shards.count == 1 ? "" : "s") \(shards.joined(separator: ", ")) could not be reached; the hits and totals cover the other shards only")
     }
 
     /// Like grep, a search that finds nothing exits 1, after printing its (empty) results.

@@ -10,6 +10,7 @@ struct ConfigurationValidator {
         if let count = configuration.shards.count, !(1...IndexShards.maximumCount).contains(count) {
             throw error(at: ConfigurationKeyPath("shards"), .invalidValue, "expected \(Expectation.shards); found \(count)")
         }
+        if let locations = configuration.shards.locations { try validateShardLocations(locations) }
         try validateHistory(configuration.history, indexerAuthor: configuration.indexer.author)
         try validateIndexer(configuration.indexer)
         try validateSearch(configuration.ranking)
@@ -71,6 +72,35 @@ struct ConfigurationValidator {
                 "expected a path other than the store's; found \(ConfigurationKeyPath.quoted(configuration.indexPath)) for both; "
                     + "give the index its own directory, e.g. \"\(SpotliteConfiguration.defaultIndexPath)\""
             )
+        }
+    }
+
+    /// A list of 1 to 64 distinct locations, each a non-empty path or a remote host with a port in range.
+    private func validateShardLocations(_ locations: [ShardLocation]) throws(ConfigurationError) {
+        let key = ConfigurationKeyPath("shards")
+        guard (1...IndexShards.maximumCount).contains(locations.count) else {
+            throw error(at: key, .invalidValue, "expected \(Expectation.shards); found a list of \(locations.count) locations")
+        }
+        var seen: [ShardLocation: Int] = [:]
+        for (offset, location) in locations.enumerated() {
+            let position = offset + 1
+            switch location {
+            case let .path(path):
+                if path.isEmpty || path.utf8.contains(0) {
+                    throw error(at: key, .invalidValue, "expected \(Expectation.shardLocation); found \(ConfigurationKeyPath.quoted(path.replacingOccurrences(of: "\0", with: "\\0"))) at position \(position)")
+                }
+            case let .remote(host, port):
+                if host.isEmpty || host.contains(where: { $0.isWhitespace || $0 == "/" || $0 == "\0" }) {
+                    throw error(at: key, .invalidValue, "expected \(Expectation.shardLocation); found \(ConfigurationKeyPath.quoted(location.description)), whose host is not a host name or address, at position \(position)")
+                }
+                if !(1...65535).contains(port) {
+                    throw error(at: key, .invalidValue, "expected \(Expectation.shardLocation); found \(ConfigurationKeyPath.quoted(location.description)), whose port \(port) is out of range, at position \(position)")
+                }
+            }
+            if let first = seen[location] {
+                throw error(at: key, .conflict, "expected distinct shard locations; found \(ConfigurationKeyPath.quoted(location.description)) at positions \(first) and \(position); give each shard its own database")
+            }
+            seen[location] = position
         }
     }
 

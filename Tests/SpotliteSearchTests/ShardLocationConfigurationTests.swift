@@ -1,0 +1,63 @@
+import Testing
+@testable import SpotliteSearch
+import Spotlite
+
+/// `shards` as a list of locations: what loads, and what is refused at load time with the key path and the reason.
+@Suite("Shard locations in the configuration")
+struct ShardLocationConfigurationTests {
+    private func load(_ shards: String) throws -> SpotliteConfiguration {
+        try SpotliteConfiguration(tomlString: ConfigurationTestSupport.package(before: "shards = \(shards)"),
+                                  source: "config/test.toml", baseDirectory: "/base")
+    }
+
+    @Test func remoteAndLocalLocationsLoadInOrderWithRelativePathsResolved() throws {
+        let configuration = try load(#"["tcp://10.0.0.5:7001", "tcp://shard-b.example:7002/", "tcp://[::1]:7003", "shards/local"]"#)
+        #expect(configuration.shards == .locations([
+            .remote(host: "10.0.0.5", port: 7001), .remote(host: "shard-b.example", port: 7002),
+            .remote(host: "::1", port: 7003), .path("/base/shards/local"),
+        ]))
+        #expect(configuration.shards.count == nil)
+        #expect(configuration.shards.locations?.map(\.name) == ["10.0.0.5:7001", "shard-b.example:7002", "[::1]:7003", "/base/shards/local"])
+        #expect(configuration.shards.locations?[2].description == "tcp://[::1]:7003")
+        #expect(try load("3").shards == .count(3))
+    }
+
+    static let refused: [(label: String, shards: String, fragments: [String])] = [
+        ("no port", #"["tcp://10.0.0.5"]"#, ["has no port", "tcp://HOST:PORT", "at position 1"]),
+        ("empty port", #"["tcp://10.0.0.5:7001", "tcp://10.0.0.6:"]"#, ["has no port", "at position 2"]),
+        ("port out of range", #"["tcp://10.0.0.5:70000"]"#, ["port 70000 is out of range", "at position 1"]),
+        ("port zero", #"["tcp://10.0.0.5:0"]"#, ["port 0 is out of range"]),
+        ("port not a number", #"["tcp://10.0.0.5:http"]"#, ["port \"http\" is not a number"]),
+        ("empty host", #"["tcp://:7001"]"#, ["has no host"]),
+        ("other scheme", #"["http://10.0.0.5:7001"]"#, ["scheme is not tcp://"]),
+        ("empty location", #"[""]"#, ["an empty location"]),
+        ("a number among locations", #"["tcp://10.0.0.5:7001", 7002]"#, ["found 7002 at position 2"]),
+        ("no locations", "[]", ["a list of 0 locations"]),
+        ("same location twice", #"["tcp://10.0.0.5:7001", "tcp://10.0.0.5:7001"]"#, ["at positions 1 and 2"]),
+        ("a string", #""tcp://10.0.0.5:7001""#, ["a list of shard locations", "found \"tcp://10.0.0.5:7001\""]),
+    ]
+
+    @Test("a bad location is refused at load time naming the key, the position and the problem",
+          arguments: refused.indices)
+    func badLocation(_ index: Int) throws {
+        let (label, shards, fragments) = Self.refused[index]
+        let error = try #require(ConfigurationTestSupport.error(
+            parsing: ConfigurationTestSupport.package(before: "shards = \(shards)"), source: "config/test.toml"), "\(label)")
+        #expect(error.keyPath == "shards", "\(label): \(error)")
+        #expect(error.description.hasPrefix("config/test.toml: shards: expected "), "\(label): \(error)")
+        #expect(!error.description.contains("\n"), "\(label): one line")
+        for fragment in fragments {
+            #expect(error.message.contains(fragment), "\(label): \(error) lacks \(fragment)")
+        }
+    }
+
+    @Test func aConfigurationBuiltInSwiftIsCheckedTheSameWay() throws {
+        var configuration = try load(#"["tcp://10.0.0.5:7001"]"#)
+        configuration.shards = .locations([.remote(host: "", port: 7001)])
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        configuration.shards = .locations([.remote(host: "10.0.0.5", port: 65536)])
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        configuration.shards = .locations([.remote(host: "10.0.0.5", port: 65535)])
+        try configuration.validate()
+    }
+}

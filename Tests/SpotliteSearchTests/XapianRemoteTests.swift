@@ -1,0 +1,153 @@
+import Foundation
+import SpotliteTooling
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@testable import SpotliteSearch
+
+/// The remote backend through the shim: `xapian-tcpsrv --writable` servers on 127.0.0.1, on free ports, stopped by
+/// their session id whatever happens.
+@Suite("Xapian remote databases", .serialized)
+struct XapianRemoteTests {
+    private func document(_ text: String, tag: String? = nil) throws -> XapianDocument {
+        let document = try XapianDocument()
+        let generator = try XapianTermGenerator()
+        try generator.startDocument(document)
+        try generator.indexText(text)
+        if let tag { try document.addBooleanTerm(tag) }
+        try document.setData(text)
+        return document
+    }
+
+    private func remote(_ server: XapianTcpServer, timeout: Duration = .seconds(10)) -> XapianRemote {
+        XapianRemote(host: "127.0.0.1", port: server.port, timeout: timeout, connectTimeout: timeout)
+    }
+
+    @Test func writesThroughTheServerAreReadBackRemotelyAndLocallyWithOneIdentity() throws {
+        let directory = try XapianTestDirectory()
+        let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))
+        defer { server.stop() }
+        let writer = try XapianWritableDatabase(remote: remote(server))
+        try writer.replaceDocument(uniqueTerm: "Qa", document: document("remote shards answer"))
+        try writer.replaceDocument(uniqueTerm: "Qb", document: document("over loopback"))
+        try writer.setMetadata("42", forKey: "spotlite.token")
+        try writer.commit()
+        let writerIdentity = try writer.uuid()
+        #expect(!writerIdentity.isEmpty)
+
+        let reader = try XapianDatabase(remote: remote(server))
+        #expect(try reader.documentCount() == 2)
+        #expect(try reader.metadata(forKey: "spotlite.token") == "42")
+        #expect(try reader.documentData(uniqueTerm: "Qb") == Data("over loopback".utf8))
+        #expect(try reader.uuid() == writerIdentity)
+        #expect(try XapianDatabase(path: directory.database("served")).uuid() == writerIdentity,
+                "the server's database on disk is the one written")
+
+        // A second remote shard searched together with the first.
+        let other = try XapianTcpServer(databasePath: directory.database("other"), lifetime: .seconds(120))
+        defer { other.stop() }
+        let otherWriter = try XapianWritableDatabase(remote: remote(other))
+        try otherWriter.replaceDocument(uniqueTerm: "Qc", document: document("a third document"))
+        try otherWriter.commit()
+        #expect(try otherWriter.uuid() != writerIdentity, "each database has its own identity")
+        try reader.addDatabase(remote: remote(other))
+        #expect(try reader.documentCount() == 3)
+    }
+
+    @Test func aSecondWriterOfTheSameServedDatabaseIsLockedOut() throws {
+        let directory = try XapianTestDirectory()
+        let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))
+        defer { server.stop() }
+        let writer = try XapianWritableDatabase(remote: remote(server))
+        let error = #expect(throws: XapianError.self) { try XapianWritableDatabase(remote: remote(server)) }
+        #expect(error?.code == .databaseLock)
+        try writer.close()
+        _ = try XapianWritableDatabase(remote: remote(server))
+    }
+
+    @Test func aRefusedConnectionIsANetworkErrorNamingHostAndPort() throws {
+        let port = try XapianTcpServer.freePort()
+        let location = XapianRemote(host: "127.0.0.1", port: port)
+        let write = #expect(throws: XapianError.self) { try XapianWritableDatabase(remote: location) }
+        #expect(write?.code == .network)
+        #expect(write?.message.contains("127.0.0.1:\(port)") == true, "\(String(describing: write))")
+        let read = #expect(throws: XapianError.self) { try XapianDatabase(remote: location) }
+        #expect(read?.code == .network)
+    }
+
+    @Test func badHostsAndPortsAreRejectedBeforeConnecting() throws {
+        for location in [XapianRemote(host: "", port: 7001), XapianRemote(host: "127.0.0.1", port: 0),
+                         XapianRemote(host: "127.0.0.1", port: 70000)] {
+            let write = #expect(throws: XapianError.self) { try XapianWritableDatabase(remote: location) }
+            #expect(write?.code == .invalidArgument, "\(location)")
+            let read = #expect(throws: XapianError.self) { try XapianDatabase(remote: location) }
+            #expect(read?.code == .invalidArgument, "\(location)")
+        }
+    }
+
+    @Test func aServerThatStopsAnsweringTimesOut() throws {
+        let directory = try XapianTestDirectory()
+        let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))
+        defer { server.stop() }
+        let writer = try XapianWritableDatabase(remote: remote(server, timeout: .milliseconds(300)))
+        try writer.replaceDocument(uniqueTerm: "Qa", document: document("before the hang"))
+        try writer.commit()
+        server.signal(SIGSTOP)
+        defer { server.signal(SIGCONT) }
+        let write = #expect(throws: XapianError.self) {
+            try writer.replaceDocument(uniqueTerm: "Qb", document: document("during the hang"))
+            try writer.commit()
+        }
+        #expect(write?.code == .networkTimeout, "\(String(describing: write))")
+        #expect(write?.batchLost == true)
+        let open = #expect(throws: XapianError.self) {
+            _ = try XapianDatabase(remote: remote(server, timeout: .milliseconds(300))).documentCount()
+        }
+        #expect(open?.code == .networkTimeout, "\(String(describing: open))")
+    }
+
+    @Test func aServerKilledMidBatchFailsTheWriteAndKeepsWhatWasCommitted() throws {
+        let directory = try XapianTestDirectory()
+        let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))
+        defer { server.stop() }
+        let writer = try XapianWritableDatabase(remote: remote(server))
+        try writer.replaceDocument(uniqueTerm: "Qa", document: document("committed"))
+        try writer.setMetadata("1", forKey: "spotlite.token")
+        try writer.commit()
+        try writer.replaceDocument(uniqueTerm: "Qb", document: document("pending"))
+        server.stop()
+        let failure = #expect(throws: XapianError.self) {
+            try writer.setMetadata("2", forKey: "spotlite.token")
+            try writer.commit()
+        }
+        #expect(failure?.code == .network, "\(String(describing: failure))")
+        #expect(failure?.batchLost == true)
+
+        try server.start()
+        let reader = try XapianDatabase(remote: remote(server))
+        #expect(try reader.metadata(forKey: "spotlite.token") == "1", "the failed commit recorded nothing")
+        #expect(try reader.documentData(uniqueTerm: "Qa") != nil)
+        #expect(try reader.documentData(uniqueTerm: "Qb") == nil)
+    }
+
+    @Test func aSweepDeletesEveryTaggedDocumentButTheKeptTag() throws {
+        let directory = try XapianTestDirectory()
+        let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))
+        defer { server.stop() }
+        let writer = try XapianWritableDatabase(remote: remote(server))
+        try writer.replaceDocument(uniqueTerm: "Qa", document: document("old", tag: "XGold"))
+        try writer.replaceDocument(uniqueTerm: "Qb", document: document("older", tag: "XGolder"))
+        try writer.replaceDocument(uniqueTerm: "Qc", document: document("new", tag: "XGnew"))
+        try writer.replaceDocument(uniqueTerm: "Qd", document: document("untagged"))
+        #expect(try writer.sweep(prefix: "XG", keeping: "XGnew") == 2)
+        try writer.commit()
+        #expect(try writer.documentCount() == 2)
+        #expect(try writer.documentData(uniqueTerm: "Qc") != nil)
+        #expect(try writer.documentData(uniqueTerm: "Qd") != nil, "documents without a tag are not the sweep's")
+        let misuse = #expect(throws: XapianError.self) { try writer.sweep(prefix: "XG", keeping: "Qc") }
+        #expect(misuse?.code == .invalidArgument)
+        #expect(misuse?.batchLost == false)
+    }
+}
