@@ -21,8 +21,9 @@ struct ShardWriterFlushTests {
         let schema = try IndexSchema(configuration: sandbox.configuration)
         let entity = try schema.entity(named: "Package")
         let path = sandbox.directory + "/shard"
-        let writer = try ShardWriter(shard: 0, path: path, action: .createOrOverwrite, noSync: true, schema: schema,
-                                     flushThreshold: 4, writeHook: nil)
+        let writer = try ShardWriter(
+            shard: 0, name: path, open: { try XapianWritableDatabase(path: path, action: .createOrOverwrite, noSync: true) },
+            schema: schema, flushThreshold: 4, writeHook: nil)
         writer.write(Self.records(0..<3, entity: entity), fresh: true)
         try writer.wait()
         #expect(try XapianDatabase(path: path).documentCount() == 0, "under the threshold nothing is written out")

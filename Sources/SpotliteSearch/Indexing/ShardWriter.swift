@@ -48,25 +48,18 @@ final class ShardWriter: @unchecked Sendable {
     private let writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
     private let commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)?
 
-<<<<<<< HEAD
-    /// Opens (or creates) the shard at `path` on the shard's queue.
-    init(shard: Int, path: String, action: XapianWritableDatabase.OpenAction, noSync: Bool, schema: IndexSchema,
-         flushThreshold: Int? = nil,
-         writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
-         commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)? = nil) throws {
-        self.shard = shard
-        self.flushThreshold = flushThreshold
-        self.path = path
-=======
     /// Opens (or creates) the shard with `open` on the shard's queue.
-    /// - Parameter tagTerm: a term added to every document written (a placed shard's generation tag).
+    /// - Parameters:
+    ///   - tagTerm: a term added to every document written (a placed shard's generation tag).
+    ///   - flushThreshold: documents written out at a time (a rebuild's); nil leaves it to Xapian.
     init(shard: Int, name: String, open: () throws -> XapianWritableDatabase, tagTerm: String? = nil,
-         schema: IndexSchema, writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
+         schema: IndexSchema, flushThreshold: Int? = nil,
+         writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
          commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)? = nil) throws {
         self.shard = shard
         self.name = name
         self.tagTerm = tagTerm
->>>>>>> main
+        self.flushThreshold = flushThreshold
         self.writeHook = writeHook
         self.commitHook = commitHook
         queue = DispatchQueue(label: "spotlite.shard-\(shard)", qos: .utility)

@@ -24,33 +24,26 @@ final class ShardWriterSet {
         self.layout = layout
         var writers: [ShardWriter] = []
         for shard in 0..<layout.count {
-<<<<<<< HEAD
-            writers.append(try ShardWriter(shard: shard, path: layout.shardPath(shard), action: action, noSync: noSync,
-                                           schema: schema, flushThreshold: flushThreshold, writeHook: writeHook,
-                                           commitHook: commitHook))
-=======
             writers.append(try ShardWriter(
                 shard: shard, name: layout.shardName(shard),
                 open: { try layout.openWriter(shard, action: action, noSync: noSync, checkIdentity: checkIdentity) },
-                tagTerm: tagTerm, schema: schema, writeHook: writeHook, commitHook: commitHook))
->>>>>>> main
+                tagTerm: tagTerm, schema: schema, flushThreshold: flushThreshold, writeHook: writeHook,
+                commitHook: commitHook))
         }
         self.writers = writers
     }
 
-<<<<<<< HEAD
     /// How many documents each shard of a rebuild holds in memory before writing them out: Xapian's 10,000 per
     /// writer, shared among the shards, so a rebuild's memory does not grow with the shard count. Each writer
     /// buffers its documents' postings (about 175 MiB for 10,000 Debian packages), so at Xapian's default 2 shards
-    /// peaked at 310 MiB and 4 at 610 MiB; with 5,000 each, 2 shards peaked at 195 MiB and used 12% less CPU
-    /// (smaller in-memory maps), measured side by side (README, figure 9). Nil for one shard: Xapian's own default.
+    /// peaked at 310 MiB and 4 at 610 MiB; with 5,000 each, 2 shards peaked at 195 MiB and used
+    /// less CPU (smaller in-memory maps; README, figure 9). Nil for one shard: Xapian's own default.
     static func rebuildFlushThreshold(shards: Int) -> Int? {
         shards > 1 ? max(1000, 10_000 / shards) : nil
     }
-=======
+
     /// Each shard's UUID, in shard order.
     var uuids: [String] { writers.map(\.uuid) }
->>>>>>> main
 
     /// The smallest token any shard committed: every shard reflects the history up to it.
     var committedToken: HistoryToken? {
