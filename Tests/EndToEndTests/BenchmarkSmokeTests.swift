@@ -18,7 +18,7 @@ struct BenchmarkSmokeTests {
         ])
         #expect(result.status == 0, "stderr: \(result.standardError)")
         for figure in ["1 capture", "2 rebuild", "3 incremental", "4 freshness", "5 query", "6 size", "7 memory",
-                       "7 scale", "8 relevance", "10 cli"] {
+                       "7 scale", "8 relevance", "11 cli"] {
             #expect(result.standardOutput.contains("| \(figure)"), "the table lacks figure \(figure)")
         }
         #expect(result.standardOutput.contains("150 records"))

@@ -51,9 +51,11 @@ final class ShardWriter: @unchecked Sendable {
     /// Opens (or creates) the shard with `open` on the shard's queue.
     /// - Parameters:
     ///   - tagTerm: a term added to every document written (a placed shard's generation tag).
+    ///   - recordsSpelling: feed the spelling table (off for remote shards: Xapian 1.4 cannot read a remote
+    ///     database's spelling table, and each word would cost a message to the server).
     ///   - flushThreshold: documents written out at a time (a rebuild's); nil leaves it to Xapian.
     init(shard: Int, name: String, open: () throws -> XapianWritableDatabase, tagTerm: String? = nil,
-         schema: IndexSchema, flushThreshold: Int? = nil,
+         recordsSpelling: Bool = true, schema: IndexSchema, flushThreshold: Int? = nil,
          writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
          commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)? = nil) throws {
         self.shard = shard
@@ -66,7 +68,7 @@ final class ShardWriter: @unchecked Sendable {
         try queue.sync {
             let writer = try open()
             do {
-                builder = try DocumentBuilder(schema: schema, spellingDatabase: writer)
+                builder = try DocumentBuilder(schema: schema, spellingDatabase: recordsSpelling ? writer : nil)
                 let metadata = try IndexMetadata(reading: writer.metadata(forKey:))
                 committedToken = metadata.token?.rawValue ?? 0
                 uuid = try writer.uuid()

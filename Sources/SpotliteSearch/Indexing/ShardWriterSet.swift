@@ -27,8 +27,8 @@ final class ShardWriterSet {
             writers.append(try ShardWriter(
                 shard: shard, name: layout.shardName(shard),
                 open: { try layout.openWriter(shard, action: action, noSync: noSync, checkIdentity: checkIdentity) },
-                tagTerm: tagTerm, schema: schema, flushThreshold: flushThreshold, writeHook: writeHook,
-                commitHook: commitHook))
+                tagTerm: tagTerm, recordsSpelling: layout.locations?[shard].isRemote != true, schema: schema,
+                flushThreshold: flushThreshold, writeHook: writeHook, commitHook: commitHook))
         }
         self.writers = writers
     }

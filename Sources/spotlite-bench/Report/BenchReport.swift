@@ -16,6 +16,7 @@ struct BenchReport: Codable, Sendable {
     var capture: CaptureOverheadFigure.Result?
     var rebuild: RebuildFigure.Result?
     var shards: ShardFigure.Result?
+    var remote: RemoteShardFigure.Result?
     var size: IndexSizeFigure.Result?
     var query: QueryLatencyFigure.Result?
     var cli: CommandLineQueryFigure.Result?

@@ -120,6 +120,10 @@ struct SuiteCommand: AsyncParsableCommand {
                 let result = try ShardFigure.run(context)
                 report.shards = result
                 rows = result.rows
+            case .remote:
+                let result = try await RemoteShardFigure.run(context)
+                report.remote = result
+                rows = result.rows
             case .size:
                 let result = try await IndexSizeFigure.run(context)
                 report.size = result
