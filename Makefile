@@ -32,8 +32,10 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# Tests run one at a time: several of them run processes and wait for them, and on a 2-core machine tests run in
-# parallel would starve each other's threads and turn generous time limits into flaky failures.
+# Tests run one at a time for now. They can run in parallel (`swift test --skip-build`): every suite carries the
+# .blockingWork trait (Tests/SpotliteTestSupport), which runs each test on a thread of its own, a bounded number at
+# once, so that tests that block never starve Swift's cooperative pool; --no-parallel goes once parallel runs have
+# been green five times in a row on a loaded machine.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --package-path Examples

@@ -87,10 +87,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "CXapianTests", dependencies: ["CXapian"]),
-        .testTarget(name: "SpotliteStoreTests", dependencies: ["SpotliteStore", "SpotliteTooling"]),
-        .testTarget(name: "SpotliteSearchTests", dependencies: ["Spotlite", "SpotliteTooling"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SpotliteStore"]),
+        // What the test targets share (a clock tests advance, a trait for tests that block); no product uses it.
+        .target(name: "SpotliteTestSupport", path: "Tests/SpotliteTestSupport"),
+        .testTarget(name: "CXapianTests", dependencies: ["CXapian", "SpotliteTestSupport"]),
+        .testTarget(name: "SpotliteStoreTests", dependencies: ["SpotliteStore", "SpotliteTooling", "SpotliteTestSupport"]),
+        .testTarget(name: "SpotliteSearchTests", dependencies: ["Spotlite", "SpotliteTooling", "SpotliteTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SpotliteStore", "SpotliteTestSupport"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -1,9 +1,10 @@
 import CXapian
 import Foundation
 import Glibc
+import SpotliteTestSupport
 import Testing
 
-@Suite("CXapian errors")
+@Suite("CXapian errors", .blockingWork)
 struct ShimErrorTests {
     @Test func missingDatabaseOpenedReadOnlyIsNotFound() throws {
         let directory = try ShimTemporaryDirectory()

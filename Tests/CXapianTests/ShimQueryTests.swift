@@ -1,7 +1,8 @@
 import CXapian
+import SpotliteTestSupport
 import Testing
 
-@Suite("CXapian query parsing")
+@Suite("CXapian query parsing", .blockingWork)
 struct ShimQueryTests {
     private func parse(_ parser: OpaquePointer, _ text: [UInt8], flags: UInt32 = cx_qp_flag_default)
         -> (query: OpaquePointer?, error: ShimError?)

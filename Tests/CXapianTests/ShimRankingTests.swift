@@ -1,10 +1,11 @@
 import CXapian
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 /// The shim's ranking levers: pseudo-relevance feedback, the proximity boost, stemming strategies, weight
 /// explanations, and single values on number and date fields.
-@Suite("CXapian ranking")
+@Suite("CXapian ranking", .blockingWork)
 struct ShimRankingTests {
     /// A small collection where "wing" documents also talk about "lift" and "airfoil", and one document uses those
     /// words without "wing": feedback from the best "wing" documents should lift it among the query's matches.

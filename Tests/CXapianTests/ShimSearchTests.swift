@@ -1,7 +1,8 @@
 import CXapian
+import SpotliteTestSupport
 import Testing
 
-@Suite("CXapian searching")
+@Suite("CXapian searching", .blockingWork)
 struct ShimSearchTests {
     /// Adds `count` documents with many terms each, so that commits reuse the blocks of older revisions.
     private func addBulk(_ writer: OpaquePointer, from first: Int, count: Int) throws {

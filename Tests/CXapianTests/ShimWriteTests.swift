@@ -1,7 +1,8 @@
 import CXapian
+import SpotliteTestSupport
 import Testing
 
-@Suite("CXapian writing")
+@Suite("CXapian writing", .blockingWork)
 struct ShimWriteTests {
     @Test func bytesWithNulRoundTripThroughDataMetadataTermsAndValues() throws {
         let directory = try ShimTemporaryDirectory()

@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 /// Runs the built `spotlite-bench` on a tiny synthetic corpus, so the suite keeps working; no timing is asserted,
 /// only that every figure is measured, reported in the table and in the JSON, and that bad input fails clearly.
-@Suite("Benchmark smoke run")
+@Suite("Benchmark smoke run", .blockingWork)
 struct BenchmarkSmokeTests {
     @Test("a tiny run measures every figure and writes table and JSON")
     func tinyRunReportsEveryFigure() throws {

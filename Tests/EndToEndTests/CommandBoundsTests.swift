@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 /// Values out of range, numbers too big to store, reserved or empty authors and inputs that are not files: each a
 /// one-line `spotlite:` error with a non-zero status, and nothing committed that should not be.
-@Suite("Bounds of the spotlite binary's input", .serialized)
+@Suite("Bounds of the spotlite binary's input", .serialized, .blockingWork)
 struct CommandBoundsTests {
     @Test("every numeric option says its range, negative values included")
     func numericOptionRanges() throws {

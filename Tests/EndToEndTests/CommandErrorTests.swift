@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 /// Every error is one line on stderr starting with `spotlite: `, naming the problem and the way out, with a
 /// non-zero exit status and nothing half-written.
-@Suite("Errors of the spotlite binary", .serialized)
+@Suite("Errors of the spotlite binary", .serialized, .blockingWork)
 struct CommandErrorTests {
     @Test func missingConfigurationFile() throws {
         let tool = try CommandLineTool()

@@ -1,8 +1,9 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 /// Every command's `--json` output has exactly the documented shape (shared/spec/cli.md).
-@Suite("JSON output of every command", .serialized)
+@Suite("JSON output of every command", .serialized, .blockingWork)
 struct CommandJSONShapeTests {
     @Test func importUpdateStatusSearchHistoryShapes() throws {
         let tool = try CommandLineTool()

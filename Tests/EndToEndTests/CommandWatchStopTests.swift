@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 /// `index watch` stops at the next batch boundary on SIGINT, not after its whole backlog: what it committed is
 /// exact, and the next update applies the rest.
-@Suite("index watch stops promptly", .serialized)
+@Suite("index watch stops promptly", .serialized, .blockingWork)
 struct CommandWatchStopTests {
     @Test("SIGINT during a large backlog stops after the batch in progress")
     func sigintDuringBacklog() throws {

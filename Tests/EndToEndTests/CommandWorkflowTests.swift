@@ -1,7 +1,8 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
-@Suite("Workflows through the spotlite binary", .serialized)
+@Suite("Workflows through the spotlite binary", .serialized, .blockingWork)
 struct CommandWorkflowTests {
     @Test func importIndexSearchForeignDeleteUpdateGone() throws {
         let tool = try CommandLineTool()
@@ -95,7 +96,7 @@ struct CommandWorkflowTests {
     }
 }
 
-@Suite("Index lifecycle and progress through the spotlite binary", .serialized)
+@Suite("Index lifecycle and progress through the spotlite binary", .serialized, .blockingWork)
 struct CommandLifecycleTests {
     @Test func deleteRemovesIndexAndPositionThenUpdateRebuilds() throws {
         let tool = try CommandLineTool()

@@ -1,7 +1,8 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
-@Suite("spotlite migrate", .serialized)
+@Suite("spotlite migrate", .serialized, .blockingWork)
 struct MigrateCommandTests {
     static let version1 = """
         store = "../Index/store.sqlite"

@@ -1,8 +1,9 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 /// A newcomer's first hour (issue 17): the installed command alone, a JSON Lines file, and no editing.
-@Suite("A newcomer's first hour", .serialized)
+@Suite("A newcomer's first hour", .serialized, .blockingWork)
 struct NewcomerTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

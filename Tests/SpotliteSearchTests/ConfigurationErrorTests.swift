@@ -1,4 +1,5 @@
 import Spotlite
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 
@@ -38,7 +39,7 @@ struct MalformedConfiguration: Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite("Configuration errors")
+@Suite("Configuration errors", .blockingWork)
 struct ConfigurationErrorTests {
     static let rootKeys = "known keys are store, index, shards, history, indexer, entities"
     static let fieldKeys = "known keys are type, weight, prefix, positions, store, facet, separator, sortable"
@@ -337,7 +338,7 @@ struct ConfigurationErrorTests {
 }
 
 /// The configuration file and a model built in Swift accept and refuse the same names: one set of identifier rules.
-@Suite("Identifier rules")
+@Suite("Identifier rules", .blockingWork)
 struct IdentifierRuleTests {
     static let names = ["Note", "_private", "n64" + String(repeating: "x", count: 61), "n65" + String(repeating: "x", count: 62),
                         "1abc", "bad-name", "café", "spotlite_notes", "SQLite_x", "rowid", "OID", "_rowid_", "_delete", "body"]

@@ -1,7 +1,8 @@
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 
-@Suite("Configuration fingerprint")
+@Suite("Configuration fingerprint", .blockingWork)
 struct ConfigurationFingerprintTests {
     static let base = """
     store = "Index/store.sqlite"

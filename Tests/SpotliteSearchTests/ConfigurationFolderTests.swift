@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 import Spotlite
 
 /// Relative paths of a configuration file are relative to its folder, whatever the working directory.
-@Suite("Configuration paths follow the file")
+@Suite("Configuration paths follow the file", .blockingWork)
 struct ConfigurationFolderTests {
     @Test("without a base directory, store and index resolve against the file's folder")
     func pathsResolveAgainstTheFilesFolder() throws {

@@ -1,8 +1,9 @@
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 @testable import SpotliteConfig
 
-@Suite("Configuration key order and durations")
+@Suite("Configuration key order and durations", .blockingWork)
 struct ConfigurationKeyOrderTests {
     @Test("keys are ranked by first definition through headers, dotted keys and inline tables")
     func ranksKeys() {

@@ -1,9 +1,10 @@
 import Foundation
 import SpotliteStore
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 
-@Suite("Configuration loading")
+@Suite("Configuration loading", .blockingWork)
 struct ConfigurationLoadingTests {
     @Test("the default config/spotlite.toml parses to the documented values")
     func defaultFile() throws {

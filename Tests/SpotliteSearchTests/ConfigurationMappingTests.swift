@@ -1,9 +1,10 @@
 import Foundation
 import Spotlite
+import SpotliteTestSupport
 import Testing
 
 /// How the configuration file becomes the store's model, its cleanup policy and a tracker's configuration.
-@Suite("Configuration mapping")
+@Suite("Configuration mapping", .blockingWork)
 struct ConfigurationMappingTests {
     static let toml = """
         [history]

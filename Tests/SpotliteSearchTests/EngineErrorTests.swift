@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
@@ -7,7 +8,7 @@ import Synchronization
 
 /// Xapian's failures reach callers as ``SearchError`` cases, and what the indexer does about one (rebuild, replay,
 /// give up) follows the failure's class, never its wording.
-@Suite("Engine errors")
+@Suite("Engine errors", .blockingWork)
 struct EngineErrorTests {
     /// The single shard of the live generation.
     private func shardPath(_ sandbox: IndexerSandbox) throws -> String {

@@ -1,11 +1,12 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// One date rule on both sides: the dates stored in documents (read in Swift with Foundation's ISO 8601 parsing)
 /// and the dates of `field:A..B` queries (read by the shim) accept the same days and land on the same seconds.
-@Suite("Date rule")
+@Suite("Date rule", .blockingWork)
 struct ISODateParserTests {
     @Test("stored dates: only days that exist, times within the day, years 1583 to 9999", arguments: [
         ("2024-02-29", 1_709_164_800.0), ("2000-02-29", 951_782_400), ("1583-01-01", -12_212_553_600),

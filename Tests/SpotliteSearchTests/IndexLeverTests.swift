@@ -1,10 +1,11 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// The index-build levers: positions per text field, and the fields that feed spelling correction.
-@Suite("Index-build levers")
+@Suite("Index-build levers", .blockingWork)
 struct IndexLeverTests {
     static func entity(descriptionOptions: String) -> String {
         IndexerSandbox.packageEntity.replacingOccurrences(

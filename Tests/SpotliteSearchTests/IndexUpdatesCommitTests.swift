@@ -1,11 +1,12 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// What `indexUpdates()` posts per commit: the update's running summary with its time so far, and the commit's
 /// own share (what `spotlite index watch` prints).
-@Suite("Index-did-update: each commit's share and time")
+@Suite("Index-did-update: each commit's share and time", .blockingWork)
 struct IndexUpdatesCommitTests {
     @Test("commits of one update add up to its summary; a later update starts its counts afresh")
     func commitSharesAddUp() async throws {

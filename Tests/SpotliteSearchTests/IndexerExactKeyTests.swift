@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import SpotliteStore
 
 /// Keys are compared byte for byte, as SQLite compares them: keys that differ only in Unicode normalisation, and a
 /// blob key with the bytes of a text key, are different records with documents of their own.
-@Suite("Indexer: byte-exact keys")
+@Suite("Indexer: byte-exact keys", .blockingWork)
 struct IndexerExactKeyTests {
     static let entity = """
         [entities.Item]

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 import Synchronization
 
 /// Failures never advance the token past changes that are not in the index.
-@Suite("Indexer failures")
+@Suite("Indexer failures", .blockingWork)
 struct IndexerFailureTests {
     /// Makes Xapian reject the write of chosen documents for real: a boolean term over the 245-byte limit fails
     /// `replace_document` and makes Xapian discard every change since the last commit.

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// One indexer per index, in one process or several; and a rebuild killed with SIGKILL leaves the old index intact.
 /// The other process is the real `spotlite` command.
-@Suite("Indexer locking and interruption", .serialized)
+@Suite("Indexer locking and interruption", .serialized, .blockingWork)
 struct IndexerProcessTests {
     @Test("two indexers in one process: the second gets the lock error until the first stops")
     func twoIndexersInProcess() async throws {
@@ -99,11 +100,10 @@ struct IndexerProcessTests {
         #expect(try searcher.documentCount() == rows + SamplePackage.catalogue.count)
 
         let rebuild = try RunningChild(spotlite, ["index", "rebuild", "--config", sandbox.configurationPath])
-        // Kill it once it is writing the new generation, well before it could finish.
+        // Kill it once it has written part of the new generation, well before it could finish.
         let started = await eventually(timeout: .seconds(60)) {
-            FileManager.default.fileExists(atPath: directory.generationPath(live + 1)) || !rebuild.process.isRunning
+            Self.bytesWritten(under: directory.generationPath(live + 1)) > 0 || !rebuild.process.isRunning
         }
-        try await Task.sleep(for: .milliseconds(500))
         #expect(started)
         #expect(rebuild.process.isRunning, "the rebuild finished before it could be killed: \(rebuild.standardError)")
         rebuild.signal(SIGKILL)
@@ -126,5 +126,16 @@ struct IndexerProcessTests {
         let rebuilt = try ChildProcess.run(spotlite, ["index", "rebuild", "--config", sandbox.configurationPath, "--json"])
         #expect(rebuilt.status == 0, "\(rebuilt.standardError)")
         #expect(try searcher.documentCount() == rows + SamplePackage.catalogue.count + 1)
+    }
+
+    /// The bytes of the files under `path` (0 when it does not exist).
+    private static func bytesWritten(under path: String) -> Int {
+        guard let files = FileManager.default.enumerator(atPath: path) else { return 0 }
+        var total = 0
+        for case let file as String in files {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + file)
+            if attributes?[.type] as? FileAttributeType == .typeRegular { total += (attributes?[.size] as? Int) ?? 0 }
+        }
+        return total
     }
 }

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// The override point: a document provider that follows a relation, like `attributeSet(for:)` reading a
 /// relationship in Core Spotlight.
-@Suite("Indexer document providers")
+@Suite("Indexer document providers", .blockingWork)
 struct IndexerProviderTests {
     /// Packages are indexed with their maintainer's name, read from the related Maintainer table; maintainers are
     /// tracked (so their changes reach the indexer) but not indexed themselves.

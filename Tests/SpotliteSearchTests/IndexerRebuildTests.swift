@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 import Synchronization
 
 /// When and how the index is rebuilt: beside the live generation, switched atomically, with the reason given.
-@Suite("Indexer rebuilds")
+@Suite("Indexer rebuilds", .blockingWork)
 struct IndexerRebuildTests {
     @Test("history purged past the index's token → rebuild, with the reason, and nothing is lost")
     func expiredToken() async throws {

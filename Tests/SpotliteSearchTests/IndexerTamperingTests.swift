@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import SpotliteStore
 
 /// Another program breaks what history relies on (drops a trigger, rebuilds a table, sets `spotlite_current`):
 /// the next update notices and repairs it, rebuilding when history cannot tell what changed, and says why.
-@Suite("Indexer: tampering by other programs", .serialized)
+@Suite("Indexer: tampering by other programs", .serialized, .blockingWork)
 struct IndexerTamperingTests {
     static let entity = """
         [entities.Item]

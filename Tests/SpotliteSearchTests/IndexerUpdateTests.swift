@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// `update()`: history after the index's token becomes index changes, committed with the token.
-@Suite("Indexer updates")
+@Suite("Indexer updates", .blockingWork)
 struct IndexerUpdateTests {
     @Test("the first update builds the index from the rows, and says why")
     func firstUpdateBuilds() async throws {

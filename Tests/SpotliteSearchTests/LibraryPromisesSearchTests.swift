@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
 import Synchronization
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// What the README and the docs promise embedders of the indexer and the configuration, through the public API.
-@Suite("Library promises: configuration and indexer")
+@Suite("Library promises: configuration and indexer", .blockingWork)
 struct LibraryPromisesSearchTests {
     final class Inbox: HistorySubscriber {
         let received = Mutex<[HistoryTransaction]>([])

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 @testable import SpotliteStore
@@ -93,7 +94,7 @@ enum MusicLibraryFile {
     static let document = "[model]\nversion = \"v3\"\n\n\(versions)\n\n\(stages)\n\n\(entities)"
 }
 
-@Suite("Migrations in the configuration file")
+@Suite("Migrations in the configuration file", .blockingWork)
 struct MigrationConfigurationTests {
     /// A temporary folder holding `migrations/v1-v2.sql`; removed by `remove()`.
     struct Folder {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 @testable import SpotliteStore
@@ -215,7 +216,7 @@ struct LibraryState: Equatable {
     }
 }
 
-@Suite("Migrating a store with history and an index")
+@Suite("Migrating a store with history and an index", .blockingWork)
 struct MigrationIndexTests {
     private static let queries = ["Pharrell", "Nile Rodgers", "artist:chic", "Daft Punk", "lucky", "Ensemble xx1", "silence"]
 

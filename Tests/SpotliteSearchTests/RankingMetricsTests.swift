@@ -1,9 +1,10 @@
 import Foundation
 import SpotliteTooling
+import SpotliteTestSupport
 import Testing
 
 /// The ad-hoc measures of `spotlite-bench relevance`, on a made-up collection small enough to score by hand.
-@Suite("Ranking metrics")
+@Suite("Ranking metrics", .blockingWork)
 struct RankingMetricsTests {
     /// d1 grade 3, d2 grade 1, d3 grade 2; d3 is never retrieved.
     let grades = ["d1": 3, "d2": 1, "d3": 2]

@@ -1,9 +1,10 @@
 import Foundation
 import Spotlite
+import SpotliteTestSupport
 import Testing
 
 /// The README's "Embedding the library" code, compiled and run, so that it stays true.
-@Suite("README example")
+@Suite("README example", .blockingWork)
 struct ReadmeExampleTests {
     @Test func embeddingExampleWorks() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)").path

@@ -1,12 +1,13 @@
 @testable import SpotliteTooling
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// The relevance evaluation helper: query sets as TSV, MRR@10 and success@10, and known-item query generation.
-@Suite("Relevance evaluation")
+@Suite("Relevance evaluation", .blockingWork)
 struct RelevanceEvaluationTests {
     @Test("query sets read key<TAB>query lines, skipping blank lines and comments")
     func parsesTSV() throws {

@@ -1,12 +1,13 @@
 import Foundation
 import SpotliteTooling
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// Rebuilding placed shards in place (generation tag and sweep) while searches keep answering, with the real
 /// `spotlite` command killed (SIGKILL) in the middle.
-@Suite("Remote shards: rebuild in place", .serialized)
+@Suite("Remote shards: rebuild in place", .serialized, .blockingWork)
 struct RemoteShardRebuildTests {
     @Test("kill -9 during a rebuild over 3 loopback shards: searches answer throughout, the next update is exact")
     func killedRebuild() async throws {

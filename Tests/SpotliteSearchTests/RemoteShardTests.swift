@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SpotliteTooling
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
@@ -61,7 +62,7 @@ final class RemoteShardSandbox {
     var map: ShardMap? { ShardMap.read(in: IndexDirectory(path: sandbox.indexPath)) }
 }
 
-@Suite("Remote shards over loopback", .serialized)
+@Suite("Remote shards over loopback", .serialized, .blockingWork)
 struct RemoteShardTests {
     @Test("3 shards on xapian-tcpsrv answer as one local index: same hits, order, weights and facets, after updates too")
     func remoteEqualsLocal() async throws {
@@ -182,5 +183,32 @@ struct RemoteShardTests {
         #expect(throws: SearchError.indexMissing(path: shards.sandbox.indexPath)) {
             try shards.sandbox.makeSearcher().search(SearchRequest("search"))
         }
+    }
+
+    @Test("shards at local paths are placed like remote ones: written in place, searched as one, rebuilt by tag and sweep")
+    func localPathLocations() async throws {
+        let places = try XapianTestDirectory()
+        let sandbox = try IndexerSandbox(top: "shards = [\"\(places.database("a"))\", \"\(places.database("b"))\"]")
+        let reference = try IndexerSandbox(top: "shards = 1")
+        let packages = ShardedIndexTests.generatedPackages(count: 200)
+        for target in [sandbox, reference] {
+            try target.write(packages)
+            try await target.makeIndexer().update()
+        }
+        let map = try #require(ShardMap.read(in: IndexDirectory(path: sandbox.indexPath)))
+        #expect(map.shards.map(\.location) == [places.database("a"), places.database("b")])
+        #expect(try XapianDatabase(path: places.database("a")).documentCount() + XapianDatabase(path: places.database("b")).documentCount() == 200)
+        for target in [sandbox, reference] {
+            try target.delete(packages[0..<20].map(\.name))
+        }
+        try await reference.makeIndexer().update()
+        try await sandbox.makeIndexer().rebuild()
+        for query in ShardedIndexTests.queries {
+            let request = SearchRequest(query, limit: 500, correctsSpelling: false)
+            let expected = try reference.makeSearcher().search(request), got = try sandbox.makeSearcher().search(request)
+            #expect(got.total == expected.total, "total of \(query)")
+            try ShardedIndexTests.expectSameRanking(got.hits, expected.hits, query: query)
+        }
+        #expect(try sandbox.makeSearcher().documentCount() == 180, "the sweep removed the deleted rows")
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 
 /// A search has a budget (hits, depth, words, bytes, time): going over it is a clear error, never a search that
 /// runs for minutes or an answer from part of the index. Text Xapian would cut short (at a NUL) is refused.
-@Suite("Search: budgets and text that cannot be searched whole")
+@Suite("Search: budgets and text that cannot be searched whole", .blockingWork)
 struct SearchBudgetTests {
     func overBudgetReason(_ fixture: SearchFixture, _ request: SearchRequest) -> String? {
         let error = #expect(throws: SearchError.self) { try fixture.searcher.search(request) }

@@ -1,10 +1,11 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 
 /// A query whose text says something but parses to nothing must match nothing: only blank text (or a lone `*`)
 /// asks for every document. Answering the whole index instead is a wrong answer nobody notices.
-@Suite("Search: text that parses to nothing matches nothing")
+@Suite("Search: text that parses to nothing matches nothing", .blockingWork)
 struct SearchEmptyParseTests {
     @Test("a reversed range, a lone quote or bracket, only operators: no hits", arguments: [
         "vim size:500..1", "size:500..1", "\"", "(", ")", "-", "\"\"", "( )",

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// A searcher opened once stays correct while the index is updated, rebuilt, deleted and built again.
-@Suite("Long-lived searchers")
+@Suite("Long-lived searchers", .blockingWork)
 struct SearchLongLivedTests {
     @Test("each search sees the newest commit, however many commits happened since the last one")
     func seesEveryCommit() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
@@ -51,7 +52,7 @@ struct SearchFixture {
 }
 
 /// Xapian's query syntax through the query API: every feature, and clear errors for what cannot be parsed.
-@Suite("Search queries")
+@Suite("Search queries", .blockingWork)
 struct SearchQueryTests {
     @Test("words match any of their forms (stemming), case-insensitively")
     func words() async throws {

@@ -1,11 +1,12 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// Ranking through the query API: expansion on and off, explanations, determinism, single values on number and date
 /// fields, and the `[search]` table.
-@Suite("Search ranking")
+@Suite("Search ranking", .blockingWork)
 struct SearchRankingTests {
     static let everyQuery = QueryExpansion(documents: 3, terms: 6, weight: 0.5, minimumWords: 1)
 

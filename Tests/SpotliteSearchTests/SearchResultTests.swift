@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// What comes back: paging, sorting, totals, facets, snippets, spelling corrections and stored fields.
-@Suite("Search results")
+@Suite("Search results", .blockingWork)
 struct SearchResultTests {
     @Test("offset and limit page through the ranking; ranks count from the first hit overall")
     func paging() async throws {

@@ -1,8 +1,9 @@
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 
 /// The byte-level clean-ups applied to every snippet.
-@Suite("Snippet text")
+@Suite("Snippet text", .blockingWork)
 struct SearchSnippetTextTests {
     @Test("HTML entities Xapian writes are undone in one pass",
           arguments: [("a &lt;b&gt; &amp; &quot;c&quot; &#39;d&#39; &apos;e&apos;", "a <b> & \"c\" 'd' 'e'"),

@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 
 /// The data stored with each document (entity, key, stored fields) round-trips exactly, whatever the text holds.
-@Suite("Stored document data")
+@Suite("Stored document data", .blockingWork)
 struct SearchStoredDataTests {
     @Test("round trip of text, integers, reals and awkward characters",
           arguments: [

@@ -1,9 +1,10 @@
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// `shards` as a list of locations: what loads, and what is refused at load time with the key path and the reason.
-@Suite("Shard locations in the configuration")
+@Suite("Shard locations in the configuration", .blockingWork)
 struct ShardLocationConfigurationTests {
     private func load(_ shards: String) throws -> SpotliteConfiguration {
         try SpotliteConfiguration(tomlString: ConfigurationTestSupport.package(before: "shards = \(shards)"),

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// The index as N Xapian databases: documents routed by a stable hash, searched as one database, each shard
 /// committing its own token.
-@Suite("Sharded index")
+@Suite("Sharded index", .blockingWork)
 struct ShardedIndexTests {
     /// Records with a small shared vocabulary, so that queries match many documents with varied weights, from a
     /// fixed seed (every run writes the same records).

@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 
 /// The one writer of Xapian stub files (the index's live-generation stub and each generation's shard list).
-@Suite("Stub files")
+@Suite("Stub files", .blockingWork)
 struct StubFileTests {
     private func temporaryDirectory() throws -> String {
         let path = NSTemporaryDirectory() + "spotlite-stub-" + UUID().uuidString

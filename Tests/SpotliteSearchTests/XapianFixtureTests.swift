@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 @testable import SpotliteSearch
@@ -100,7 +101,7 @@ func names(_ results: XapianSearchResults) -> [String] {
     results.hits.map { String(decoding: $0.data, as: UTF8.self) }
 }
 
-@Suite("Xapian test fixture")
+@Suite("Xapian test fixture", .blockingWork)
 struct XapianFixtureTests {
     @Test func theTemporaryDirectoryIsRemovedWhenReleased() throws {
         var directory: XapianTestDirectory? = try XapianTestDirectory()

@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 @testable import SpotliteSearch
 
-@Suite("Xapian query parser")
+@Suite("Xapian query parser", .blockingWork)
 struct XapianQueryParserTests {
     @Test func malformedQueriesThrowParserErrors() throws {
         let parser = try XapianSamplePackage.parser()

@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 @testable import SpotliteSearch
 
-@Suite("Xapian reader")
+@Suite("Xapian reader", .blockingWork)
 struct XapianReaderTests {
     @Test func aMissingDatabaseIsNotFound() throws {
         let directory = try XapianTestDirectory()

@@ -1,5 +1,6 @@
 import Foundation
 import SpotliteTooling
+import SpotliteTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +10,7 @@ import Glibc
 
 /// The remote backend through the shim: `xapian-tcpsrv --writable` servers on 127.0.0.1, on free ports, stopped by
 /// their session id whatever happens.
-@Suite("Xapian remote databases", .serialized)
+@Suite("Xapian remote databases", .serialized, .blockingWork)
 struct XapianRemoteTests {
     private func document(_ text: String, tag: String? = nil) throws -> XapianDocument {
         let document = try XapianDocument()

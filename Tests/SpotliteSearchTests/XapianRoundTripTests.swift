@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 @testable import SpotliteSearch
 
-@Suite("Xapian round trip")
+@Suite("Xapian round trip", .blockingWork)
 struct XapianRoundTripTests {
     @Test func indexedDocumentsAreFoundWithTheirDataAndSnippets() throws {
         let directory = try XapianTestDirectory()

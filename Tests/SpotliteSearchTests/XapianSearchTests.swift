@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 @testable import SpotliteSearch
 
-@Suite("Xapian search")
+@Suite("Xapian search", .blockingWork)
 struct XapianSearchTests {
     private func sampleDatabase(_ directory: XapianTestDirectory) throws -> XapianDatabase {
         try XapianSamplePackage.buildIndex(at: directory.database())

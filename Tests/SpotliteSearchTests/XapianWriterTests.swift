@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 @testable import SpotliteSearch
 
-@Suite("Xapian writer")
+@Suite("Xapian writer", .blockingWork)
 struct XapianWriterTests {
     private func document(_ text: String) throws -> XapianDocument {
         let document = try XapianDocument()

@@ -1,9 +1,10 @@
 import SpotliteTooling
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
-@Suite("Capture benchmark")
+@Suite("Capture benchmark", .blockingWork)
 struct CaptureBenchmarkTests {
     @Test func runsOnASmallCorpusAndRecordsEveryRow() throws {
         let directory = try TemporaryDirectory()

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
-@Suite("History capture")
+@Suite("History capture", .blockingWork)
 struct CaptureTests {
     @Test func insertIsRecordedWithAttribution() throws {
         let test = try TestStore()

@@ -1,23 +1,21 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
-@Suite("Deleting history")
+@Suite("Deleting history", .blockingWork)
 struct DeleteHistoryTests {
     /// Five transactions: app, importer, shell (no author), importer, app.
     static func makeScenario() throws -> (TestStore, [HistoryTransaction]) {
         let test = try TestStore()
         try test.insertPackage("p1", author: "app")
-        Thread.sleep(forTimeInterval: 0.02)
         try test.insertPackage("p2", author: "importer")
-        Thread.sleep(forTimeInterval: 0.02)
         try SQLiteShell.run(test.path, "INSERT INTO Package (name) VALUES ('p3');")
         try test.store.sealPendingChanges()
-        Thread.sleep(forTimeInterval: 0.02)
         try test.insertPackage("p4", author: "importer")
-        Thread.sleep(forTimeInterval: 0.02)
         try test.insertPackage("p5", author: "app")
+        try test.spaceOutTimestamps()
         return (test, try test.allHistory())
     }
 
@@ -88,7 +86,7 @@ struct DeleteHistoryTests {
     }
 }
 
-@Suite("Tokens")
+@Suite("Tokens", .blockingWork)
 struct TokenTests {
     @Test func tokensIncreaseAndSurviveDeletingTheNewestHistory() throws {
         let test = try TestStore()
@@ -125,7 +123,7 @@ struct TokenTests {
     }
 }
 
-@Suite("Expired positions")
+@Suite("Expired positions", .blockingWork)
 struct ExpiredTokenTests {
     @Test func fetchAfterDeletedHistoryThrowsExpiredToken() throws {
         let test = try TestStore()
@@ -165,8 +163,8 @@ struct ExpiredTokenTests {
     @Test func fetchAfterDeletedDateThrowsExpiredDate() throws {
         let test = try TestStore()
         try test.insertPackage("a")
-        Thread.sleep(forTimeInterval: 0.02)
         try test.insertPackage("b")
+        try test.spaceOutTimestamps()
         let history = try test.allHistory()
         try test.store.deleteHistory(.through(history[0].token))
         let before = history[0].timestamp.addingTimeInterval(-1)

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
-@Suite("Fetching history")
+@Suite("Fetching history", .blockingWork)
 struct FetchHistoryTests {
     /// Four transactions: app/ctxA, importer/import (two entities), a shell write, app/ctxB.
     struct Scenario {
@@ -13,18 +14,16 @@ struct FetchHistoryTests {
         init() throws {
             test = try TestStore()
             try test.insertPackage("a", author: "app", context: "ctxA")
-            Thread.sleep(forTimeInterval: 0.02)
             try test.store.write(author: "importer", context: "import") { db in
                 try db.execute(sql: "INSERT INTO Item (id, label) VALUES (1, 'one')")
                 try db.execute(sql: "UPDATE Package SET summary = 'changed' WHERE name = 'a'")
             }
-            Thread.sleep(forTimeInterval: 0.02)
             try SQLiteShell.run(test.path, "DELETE FROM Package WHERE name = 'a';")
             try test.store.sealPendingChanges()
-            Thread.sleep(forTimeInterval: 0.02)
             try test.store.write(author: "app", context: "ctxB") { db in
                 try db.execute(sql: "INSERT INTO Item (id, label) VALUES (2, 'two')")
             }
+            try test.spaceOutTimestamps()
             transactions = try test.store.fetchHistory(.after(nil))
         }
 

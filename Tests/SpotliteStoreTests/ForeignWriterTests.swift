@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
-@Suite("Writes by programs that do not use Spotlite")
+@Suite("Writes by programs that do not use Spotlite", .blockingWork)
 struct ForeignWriterTests {
     @Test func sqliteShellWritesAreRecordedWithoutAuthor() throws {
         let test = try TestStore()
@@ -79,26 +80,30 @@ struct ForeignWriterTests {
         let test = try TestStore(model: StoreModel(entities: [event]))
         let perProcess = 3_000
 
+        // A moment of work outside any transaction, as a real program has between writes; without it a writer takes
+        // the write lock back at once and SQLite's busy handler lets it starve the other writer.
+        let work = "SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000) SELECT x FROM c)"
         var script = ""
         for n in 0..<perProcess {
             script += "BEGIN IMMEDIATE; INSERT INTO Event (source, n) VALUES ('shell', \(n)); COMMIT;\n"
-            // A moment of work outside any transaction, as a real program has between writes; without it the
-            // shell takes the write lock back at once and SQLite's busy handler lets it starve the other writer.
-            script += "SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000) SELECT x FROM c);\n"
+            // The first line the shell prints says it is writing.
+            if n == 0 { script += "SELECT 'writing';\n" }
+            script += work + ";\n"
         }
         let shell = try SQLiteShell.start(test.path, script)
         // Start once the shell is writing, so that both really write at the same time.
-        let started = ContinuousClock.now
-        while try test.store.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM Event") ?? 0 }) == 0 {
-            try #require(started.duration(to: .now) < .seconds(60), "the sqlite3 shell never wrote")
-            Thread.sleep(forTimeInterval: 0.001)
+        var printed = Data()
+        while !printed.contains(UInt8(ascii: "\n")) {
+            let more = shell.output.fileHandleForReading.availableData
+            try #require(!more.isEmpty, "the sqlite3 shell ended before writing: \(String(decoding: shell.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+            printed.append(more)
         }
+        #expect(String(decoding: printed, as: UTF8.self).hasPrefix("writing\n"))
         for n in 0..<perProcess {
             try test.store.write(author: "app", context: "loop") { db in
                 try db.execute(sql: "INSERT INTO Event (source, n) VALUES ('app', ?)", arguments: [n])
             }
-            // Likewise a pause between writes gives the shell its turns at the lock.
-            Thread.sleep(forTimeInterval: 0.0003)
+            _ = try test.store.read { db in try Int.fetchOne(db, sql: work) }
         }
         _ = try shell.finish()
         try test.store.sealPendingChanges()

@@ -2,12 +2,13 @@ import Foundation
 import GRDB
 import Logging
 import Synchronization
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// The consumer driver through the public API: a consumer implements only `apply` (and optionally `document`), the
 /// driver pages history, saves and registers the position, and runs on demand or live.
-@Suite("Consumers: the driver")
+@Suite("Consumers: the driver", .blockingWork)
 struct HistoryConsumerDriverTests {
     /// Keeps a copy of the Package summaries it is given, as an embedding index would keep vectors.
     final class SummaryMirror: HistoryConsumer {

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// What the documentation promises embedders, checked through the public API: migrations reach trackers, a write
 /// says which token it committed, and an observation starts when it is created.
-@Suite("Library promises")
+@Suite("Library promises", .blockingWork)
 struct LibraryPromisesTests {
     @Test func aTrackerPositionedBeforeAMigrationReceivesTheMigrationsDataChanges() async throws {
         let directory = try TemporaryDirectory()

@@ -1,10 +1,11 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// The import's line reader: every line back exactly, across chunk boundaries, and a line without end stops it
 /// with a clear error instead of filling memory.
-@Suite("Import line reader")
+@Suite("Import line reader", .blockingWork)
 struct LineReaderTests {
     func reader(for bytes: [UInt8], in directory: TemporaryDirectory, limit: Int) throws -> LineReader {
         let path = directory.path("input-\(UUID().uuidString)")

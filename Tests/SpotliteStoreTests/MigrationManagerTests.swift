@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
@@ -48,7 +49,7 @@ enum NoteVersions {
     }
 }
 
-@Suite("Migration stages and their manager")
+@Suite("Migration stages and their manager", .blockingWork)
 struct MigrationManagerTests {
     // MARK: - Checksums
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Synchronization
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
@@ -9,7 +10,7 @@ struct InjectedFailure: Error, CustomStringConvertible {
     var description: String { "injected failure" }
 }
 
-@Suite("Migrating stores")
+@Suite("Migrating stores", .blockingWork)
 struct MigrationStoreTests {
     /// A v1 store with three notes written by the app, closed again.
     private static func makeVersion1Store(in directory: TemporaryDirectory) throws -> String {

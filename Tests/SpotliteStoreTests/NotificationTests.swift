@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// The first notification satisfying `predicate`, or nil after `timeout`. Ends the subscription.
 func firstNotification(
-    from notifications: StoreChangeNotifications, timeout: Duration = .seconds(5),
+    from notifications: StoreChangeNotifications, timeout: Duration = .seconds(60),
     where predicate: @escaping @Sendable (StoreChangeNotification) -> Bool = { _ in true }
 ) async -> StoreChangeNotification? {
     await withTaskGroup(of: StoreChangeNotification?.self) { group in
@@ -33,7 +34,7 @@ func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async
     return condition()
 }
 
-@Suite("Change notifications")
+@Suite("Change notifications", .blockingWork)
 struct NotificationTests {
     @Test func writeThroughTheStoreIsAnnounced() async throws {
         let test = try TestStore()
@@ -100,9 +101,16 @@ struct NotificationTests {
         let test = try TestStore()
         try test.store.write(author: "app") { db in try db.execute(sql: "CREATE TABLE Notes (text TEXT)") }
         let notifications = test.store.changeNotifications()
+        let received = Recorder<HistoryToken?>()
+        let listening = Task { for await notification in notifications { received.append(notification.token) } }
         try test.store.write(author: "app") { db in try db.execute(sql: "INSERT INTO Notes VALUES ('untracked')") }
         try SQLiteShell.run(test.path, "INSERT INTO Notes VALUES ('untracked too');")
-        #expect(await firstNotification(from: notifications, timeout: .milliseconds(500)) == nil)
+        // Then a tracked write: once its notification is in, it is the only one.
+        try test.insertPackage("tracked")
+        let tracked = try test.store.currentToken()
+        #expect(await eventually { received.values.contains(tracked) })
+        listening.cancel()
+        #expect(received.values == [tracked])
     }
 
     @Test func everySubscriberIsNotified() async throws {
@@ -151,7 +159,7 @@ struct NotificationTests {
         }
         try store?.write(author: "app") { db in try db.execute(sql: "INSERT INTO Package (name) VALUES ('x')") }
         store = nil
-        let received = await firstValue(of: consumer, timeout: .seconds(5))
+        let received = await firstValue(of: consumer, timeout: .seconds(60))
         #expect(received == 1, "the sequence delivered the write, then ended")
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
-@Suite("Positions")
+@Suite("Positions", .blockingWork)
 struct PositionTests {
     @Test func setReadReplaceAndRemove() throws {
         let test = try TestStore()

@@ -1,8 +1,9 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
-@Suite("Import summary")
+@Suite("Import summary", .blockingWork)
 struct RecordImporterTests {
     private func run(_ lines: [String], store: SpotliteStore, in directory: TemporaryDirectory) throws -> RecordImporter.Summary {
         let path = directory.path("input-\(UUID().uuidString).jsonl")

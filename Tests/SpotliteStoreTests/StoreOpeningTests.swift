@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
-@Suite("Opening a store")
+@Suite("Opening a store", .blockingWork)
 struct StoreOpeningTests {
     @Test func createsTablesWithTheModelsColumnsInWALMode() throws {
         let test = try TestStore()
@@ -180,7 +181,7 @@ struct StoreOpeningTests {
     }
 }
 
-@Suite("Model validation")
+@Suite("Model validation", .blockingWork)
 struct ModelValidationTests {
     func open(_ entities: [EntityDescription]) throws {
         let directory = try TemporaryDirectory()

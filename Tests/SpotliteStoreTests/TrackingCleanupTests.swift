@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// Shared cleanup through the tracker: as conservative by hand as automatically, bounded by the maximum duration,
 /// waiting for consumers, atomic across processes; and delivery that is at least once across failures and crashes.
-@Suite("Tracking: cleanup and delivery guarantees")
+@Suite("Tracking: cleanup and delivery guarantees", .blockingWork)
 struct TrackingCleanupTests {
     private static let day: TimeInterval = 86_400
 
@@ -55,7 +56,7 @@ struct TrackingCleanupTests {
             configuration: trackerConfiguration("app", allAuthors: authors) {
                 $0.batchAuthors = ["widget"]
                 $0.deletionSchedule = .notifications(1)
-                $0.maximumDuration = .seconds(2)
+                $0.maximumDuration = .seconds(600)
             })
         let appEvents = TrackerEventLog(app)
         let readerInbox = RecordingSubscriber()
@@ -68,8 +69,11 @@ struct TrackingCleanupTests {
         try await reader.processPendingHistory()
         #expect(readerInbox.tokens == [old])
         let lagging = try widget.insertPackages(["lagging"], author: "widget")
-        // The reader is not running; its position stays at `old` while the history after it ages.
-        try await Task.sleep(for: .milliseconds(2500))
+        // The reader is not running; its position stays at `old` while the history after it ages: an hour passes.
+        try await test.store.databasePool.write { db in
+            try db.execute(sql: "UPDATE spotlite_transaction SET timestamp = timestamp - 3600 WHERE token <= ?",
+                           arguments: [lagging])
+        }
         let fresh = try widget.insertPackages(["fresh"], author: "widget")
         #expect(try await waitUntil { try test.store.fetchHistory(.allRetained).map(\.token) == [fresh] })
         let byDuration = { (result: HistoryDeletionResult) in result.reason.contains("older than the maximum duration") }
@@ -230,13 +234,18 @@ struct TrackingCleanupTests {
         let deleter = tracker.deleter()
         // On a thread of its own: the clean blocks while it waits for the lock, and must not hold one of the few
         // cooperative threads this test needs to go on.
+        let (cleanerStarted, started) = AsyncStream.makeStream(of: Void.self)
         let cleaning = Task {
             try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(with: Result { try deleter.deleteConsumedHistory() }) }
+                DispatchQueue.global().async {
+                    started.yield()
+                    continuation.resume(with: Result { try deleter.deleteConsumedHistory() })
+                }
             }
         }
-        // Let the cleaner run into the other process's lock, then let that process commit.
-        try await Task.sleep(for: .milliseconds(300))
+        // Once the cleaner runs, let the other process commit: the shell looks for the go file every 50 ms, while the
+        // cleaner reaches the lock at once. Either way the cleaner must read the rewound position.
+        for await _ in cleanerStarted { break }
         #expect(FileManager.default.createFile(atPath: go, contents: nil))
         let result = try await cleaning.value
         _ = try shell.finish()

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// Several trackers on one file, each on its own handle (its own connections, as separate apps have), writing,
 /// fetching and cleaning at the same time; and the tracker's start/stop life cycle.
-@Suite("Tracking: concurrency and life cycle")
+@Suite("Tracking: concurrency and life cycle", .blockingWork)
 struct TrackingConcurrencyTests {
     struct App {
         let author: String
@@ -69,21 +70,20 @@ struct TrackingConcurrencyTests {
         let test = try TestStore()
         let authors = ["a", "b", "c", "d"]
         let apps = try makeApps(test, authors: authors, strategy: .notifications(1))
-        // One more process-like handle cleaning by hand in a loop meanwhile, with the same policy.
+        // One more process-like handle cleaning by hand after every commit meanwhile, with the same policy.
         let janitorStore = try test.reopen()
         let janitor = HistoryDeleter(store: janitorStore, policy: apps[0].tracker.deletionPolicy)
         let janitorDeleted = Recorder<Int>()
-        let stopJanitor = Recorder<Bool>()
+        let janitorNotifications = janitorStore.changeNotifications()
         let janitorTask = Task {
-            while stopJanitor.count == 0 {
+            for await _ in janitorNotifications {
                 janitorDeleted.append(try janitor.deleteConsumedHistory().deletedTransactions)
-                try await Task.sleep(for: .milliseconds(2))
             }
         }
 
         let written = try await writeConcurrently(apps, count: 10)
         try await expectEachAppReceivedTheOthersExactlyOnceInOrder(apps, written: written)
-        stopJanitor.append(true)
+        janitorTask.cancel()
         try await janitorTask.value
 
         // Everyone has consumed everything: a last cleanup empties history, and every transaction was deleted
@@ -104,9 +104,9 @@ struct TrackingConcurrencyTests {
         let tracker = try HistoryTracker(
             store: test.store, configuration: trackerConfiguration("app", allAuthors: ["app", "widget"]),
             subscribers: [inbox])
-        // Slow merges give overlapping rounds every chance to interleave.
+        // Merges that suspend give overlapping rounds every chance to interleave.
         tracker.registerMergeHook { _ in
-            try await Task.sleep(for: .milliseconds(5))
+            for _ in 0..<20 { await Task.yield() }
             return .goOn
         }
         var written: [HistoryToken] = []
@@ -138,10 +138,17 @@ struct TrackingConcurrencyTests {
 
         tracker.stop()
         #expect(!tracker.isRunning)
+        // A round that started before stop() ends (it may deliver what is committed meanwhile); after it, nothing
+        // may move.
+        await tracker.waitForQueuedRounds()
+        let rounds = tracker.finishedRounds(.notification)
+        let notifications = test.store.changeNotifications()
         let second = try widget.insertPackages(["second"], author: "widget")
         let third = try widget.insertPackages(["third"], author: "widget")
-        // Give a wrongly running tracker ample time to react; nothing may move.
-        try await Task.sleep(for: .milliseconds(500))
+        // This handle has announced the last write to its listeners: a tracker still listening was told too.
+        #expect(await firstNotification(from: notifications, timeout: .seconds(60)) { ($0.token ?? HistoryToken(0)) >= third } != nil)
+        await tracker.waitForQueuedRounds()
+        #expect(tracker.finishedRounds(.notification) == rounds, "a stopped tracker starts no round")
         #expect(inbox.tokens == [first])
         #expect(try tracker.position()?.token == first)
         #expect(try widget.position(of: "app")?.token == first)

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
 import Logging
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// The tracker's configuration: the kit's defaults, rejected configurations with their way out, and log levels.
-@Suite("Tracking: configuration and logging")
+@Suite("Tracking: configuration and logging", .blockingWork)
 struct TrackingConfigurationTests {
     @Test func defaultsFollowTheKitWhereItIsSafe() {
         let configuration = HistoryTrackerConfiguration(currentAuthor: "app", allAuthors: ["app"])

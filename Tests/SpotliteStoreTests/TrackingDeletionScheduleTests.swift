@@ -2,10 +2,11 @@ import Foundation
 import GRDB
 import Testing
 @testable import SpotliteStore
+import SpotliteTestSupport
 
 /// PersistentHistoryTrackingKit's clean strategies (our deletion schedules) and readiness rules, each against a real store shared by two
 /// handles (the app and a write-only importer, as two apps would open it).
-@Suite("Tracking: deletion schedules")
+@Suite("Tracking: deletion schedules", .blockingWork)
 struct TrackingDeletionScheduleTests {
     /// The importer writes one transaction; returns once the app's tracker has processed its notification
     /// completely (cleanup included). One write, one notification: the next write waits for this round.
@@ -20,12 +21,14 @@ struct TrackingDeletionScheduleTests {
         return token
     }
 
-    private func makeApp(_ test: TestStore, strategy: HistoryDeletionSchedule) async throws -> (HistoryTracker, TrackerEventLog) {
+    private func makeApp(_ test: TestStore, strategy: HistoryDeletionSchedule, clock: any Clock<Duration> = ContinuousClock())
+        async throws -> (HistoryTracker, TrackerEventLog)
+    {
         let configuration = trackerConfiguration("app", allAuthors: ["app", "importer"], autoStart: false) {
             $0.batchAuthors = ["importer"]
             $0.deletionSchedule = strategy
         }
-        let tracker = try HistoryTracker(store: test.store, configuration: configuration)
+        let tracker = try HistoryTracker(store: test.store, configuration: configuration, clock: clock)
         let events = TrackerEventLog(tracker)
         tracker.start()
         // Notifications arriving during the start round would coalesce into one: let it end first.
@@ -67,12 +70,16 @@ struct TrackingDeletionScheduleTests {
     @Test func byDurationCleansAgainOnceTheIntervalPassed() async throws {
         let test = try TestStore()
         let importer = try test.reopen()
-        let (tracker, events) = try await makeApp(test, strategy: .every(.milliseconds(200)))
+        let clock = ManualClock()
+        let (tracker, events) = try await makeApp(test, strategy: .every(.seconds(200)), clock: clock)
         _ = try await importAndProcess("first", importer: importer, tracker: tracker, events: events)
         #expect(try test.store.transactionCount() == 0)
-        try await Task.sleep(for: .milliseconds(400))
+        clock.advance(by: .seconds(199))
         _ = try await importAndProcess("second", importer: importer, tracker: tracker, events: events)
-        #expect(try test.store.transactionCount() == 0)
+        #expect(try test.store.transactionCount() == 1, "within the interval")
+        clock.advance(by: .seconds(1))
+        _ = try await importAndProcess("third", importer: importer, tracker: tracker, events: events)
+        #expect(try test.store.transactionCount() == 0, "the interval has passed")
         #expect(await waitUntil { events.cleanups.count == 2 })
     }
 

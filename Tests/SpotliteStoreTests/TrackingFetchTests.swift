@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
 import Logging
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// Which transactions a tracker delivers: other authors' (two apps on two handles of one file), batch operations,
 /// mirror authors only when asked, the current author's batch contexts, and foreign writers when asked.
-@Suite("Tracking: fetching")
+@Suite("Tracking: fetching", .blockingWork)
 struct TrackingFetchTests {
     @Test func theCurrentAuthorsOwnTransactionsAreNotDelivered() async throws {
         let test = try TestStore()

@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// The merge-hook pipeline and the default merge into subscribers.
-@Suite("Tracking: merge hooks")
+@Suite("Tracking: merge hooks", .blockingWork)
 struct TrackingMergeHookTests {
     struct Fixture {
         let test: TestStore

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// Observing specific changes as an `AsyncSequence` (SwiftData style): filters, waiting for later commits by other
 /// processes, resuming from a saved position, and expiry.
-@Suite("Tracking: observing changes")
+@Suite("Tracking: observing changes", .blockingWork)
 struct TrackingObservationTests {
     @Test func nowStartsAfterTheCurrentTokenAndLeavesOutExcludedAuthors() async throws {
         let test = try TestStore()
@@ -49,15 +50,23 @@ struct TrackingObservationTests {
         let test = try TestStore()
         try test.store.insertPackages(["seed"], author: "app")
         let start = try test.store.currentToken()
+        let widget = try test.reopen()
         let store = test.store
+        let (received, receiving) = AsyncStream.makeStream(of: HistoryToken.self)
         let waiting = Task { () -> HistoryTransaction? in
             for try await transaction in store.observeHistory(excludingAuthors: ["app"], from: .after(start)) {
+                guard transaction.author == nil else {
+                    receiving.yield(transaction.token)
+                    continue
+                }
                 return transaction
             }
             return nil
         }
-        // Let the observer run out of history and wait for a notification.
-        try await Task.sleep(for: .milliseconds(200))
+        // The observer has read all the history there is, then asks for more: the shell's commit comes after.
+        let first = try widget.insertPackages(["widget"], author: "widget")
+        var tokens = received.makeAsyncIterator()
+        #expect(await tokens.next() == first)
         try SQLiteShell.run(test.path, "INSERT INTO Package (name) VALUES ('from-the-shell');")
 
         let transaction = try #require(try await waiting.value)
@@ -109,7 +118,8 @@ struct TrackingObservationTests {
             for try await _ in store.observeHistory(from: .now) { count += 1 }
             return count
         }
-        try await Task.sleep(for: .milliseconds(100))
+        // Cancelled while it waits for a notification (it has subscribed, and there is no history to read).
+        #expect(await waitUntil { test.store.hub.subscriberCount == 1 })
         observing.cancel()
         #expect(try await observing.value == 0)
         #expect(await waitUntil { test.store.hub.subscriberCount == 0 })

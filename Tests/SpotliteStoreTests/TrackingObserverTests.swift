@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
 import Logging
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// Observer hooks: per entity and operation, grouped per transaction, in registration and change order, and
 /// tombstones on deletes. The widget writes through its own handle; the app's tracker processes on request.
-@Suite("Tracking: observers")
+@Suite("Tracking: observers", .blockingWork)
 struct TrackingObserverTests {
     struct Fixture {
         let test: TestStore
@@ -110,8 +111,8 @@ struct TrackingObserverTests {
         let seen = Recorder<Int>()
         for index in 1...4 {
             fixture.tracker.registerObserver(entity: "Package", operation: .insert) { _ in
-                // Later hooks would overtake a slow one if they ran concurrently.
-                if index == 1 { try? await Task.sleep(for: .milliseconds(50)) }
+                // Later hooks would overtake one that suspends if they ran concurrently.
+                if index == 1 { for _ in 0..<100 { await Task.yield() } }
                 seen.append(index)
             }
         }

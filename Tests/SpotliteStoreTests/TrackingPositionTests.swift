@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 /// Positions: tokens (not timestamps), kept in the store under the key prefix, and the common watermark.
-@Suite("Tracking: positions")
+@Suite("Tracking: positions", .blockingWork)
 struct TrackingPositionTests {
     @Test func positionsAreStoredPerAuthorUnderTheKeyPrefix() async throws {
         let test = try TestStore()

@@ -19,10 +19,11 @@ extension SpotliteIndexer {
         // Subscribe before catching up, so a write committed during the first update is not missed.
         let notifications = store.changeNotifications()
         let delay = coalescingDelay
+        let clock = self.clock
         liveTask = Task { [weak self] in
             await self?.updateUntilSuccess()
             for await _ in notifications {
-                try? await Task.sleep(for: delay)
+                try? await clock.sleep(for: delay)
                 guard let self, !Task.isCancelled else { break }
                 await self.updateUntilSuccess()
             }
@@ -62,7 +63,7 @@ extension SpotliteIndexer {
                 lastError = "\(error)"
                 logger.error("live index update failed: \(error); retrying in \(delay)")
             }
-            try? await Task.sleep(for: delay)
+            try? await clock.sleep(for: delay)
             delay = min(delay * 2, .seconds(5))
         }
     }

@@ -33,6 +33,8 @@ public actor SpotliteIndexer {
     public nonisolated let indexPath: String
     /// How long live indexing lets a burst of writes gather before applying them in one update.
     public nonisolated let coalescingDelay: Duration
+    /// The clock live indexing waits on (the coalescing delay, retry delays).
+    nonisolated let clock: any Clock<Duration>
 
     private nonisolated let executor = DedicatedExecutor(label: "spotlite.indexer")
     /// Indexing runs on a queue of its own, off Swift's cooperative thread pool: a rebuild of a large store takes
@@ -84,11 +86,14 @@ public actor SpotliteIndexer {
     ///     updating, so a burst of small writes becomes few index commits.
     ///   - logger: where rebuilds, replays and live-mode failures are logged (default: a logger labelled
     ///     `spotlite.indexer`).
+    ///   - clock: the clock live indexing waits on, for the coalescing delay and between retries (a test passes a
+    ///     clock it advances).
     /// - Throws: ``SearchError/unknownField(_:reason:)`` when the configuration's fields cannot share one index.
     public init(store: SpotliteStore, configuration: SpotliteConfiguration, indexPath: String? = nil,
                 documentProvider: (any IndexDocumentProvider)? = nil, coalescingDelay: Duration = .milliseconds(10),
-                logger: Logger? = nil) throws {
+                logger: Logger? = nil, clock: any Clock<Duration> = ContinuousClock()) throws {
         self.store = store
+        self.clock = clock
         self.configuration = configuration
         self.indexPath = indexPath ?? configuration.indexPath
         self.coalescingDelay = coalescingDelay

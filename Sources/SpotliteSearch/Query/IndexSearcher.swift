@@ -460,10 +460,10 @@ public final class IndexSearcher: Sendable {
             // Control characters never reach the output: an escape sequence in indexed text must not drive a terminal.
             let text = SnippetText.withoutControlCharacters(texts[index])
             guard !text.isEmpty else { continue }
-            var snippet = try mset.querySnippet(for: text, length: request.snippet.length,
+            var snippet = try mset.snippet(for: text, length: request.snippet.length,
                                            language: schema.language == "none" ? nil : schema.language,
                                            highlightStart: request.snippet.highlightStart,
-                                           highlightEnd: request.snippet.highlightEnd)
+                                           highlightEnd: request.snippet.highlightEnd, backgroundModel: false)
             if request.snippet.format == .plain { snippet = SnippetText.plain(snippet) }
             results.hits[index].snippet = snippet
         }

@@ -35,7 +35,10 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
 
     private nonisolated let logger: Logger
     private nonisolated let events = EventBroadcaster<HistoryConsumerEvent>()
-    private var gate = RoundGate()
+    /// The last round queued; the next one starts when it ends (rounds never overlap).
+    private var lastRound: QueuedRound<HistoryConsumerRound>?
+    /// The clock live mode's retry delays run on.
+    private nonisolated let clock: any Clock<Duration>
     /// In memory only: inside a transaction delivered in pieces. Saved positions are whole transactions.
     private var cursor: HistoryCursor?
     private var liveTask: Task<Void, Never>?
@@ -45,10 +48,12 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
 
     /// A driver of `consumer` over `store`, registering the consumer (see ``SpotliteStore/registerConsumer(_:position:)``).
     /// With ``HistoryConsumerStart/now`` and no saved position, the position is saved at once at the current token.
+    /// Live mode waits out its retry delays on `clock` (a test passes a clock it advances).
     ///
     /// - Throws: ``StoreError/readOnlyStore(operation:)`` for a read-only store; the store's errors.
     public init(store: SpotliteStore, consumer: Consumer, start: HistoryConsumerStart = .snapshot,
-                maximumChanges: Int = 500, retryDelay: Duration = .milliseconds(100), logger: Logger? = nil) throws {
+                maximumChanges: Int = 500, retryDelay: Duration = .milliseconds(100), logger: Logger? = nil,
+                clock: any Clock<Duration> = ContinuousClock()) throws {
         guard !store.options.readOnly else {
             throw StoreError.readOnlyStore(operation: "consume history (the consumer's position is saved in the store)")
         }
@@ -57,6 +62,7 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
         self.startingPoint = start
         self.maximumChanges = max(1, maximumChanges)
         self.retryDelay = retryDelay
+        self.clock = clock
         self.logger = logger ?? Logger(label: "spotlite.consumer.\(consumer.consumerName)")
         executor = DedicatedExecutor(label: "spotlite.consumer.\(consumer.consumerName)")
         let initial = start == .now ? try store.currentToken() ?? HistoryToken(0) : nil
@@ -125,21 +131,28 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
             } catch {
                 // processPending logged it and sent the event.
             }
-            try? await Task.sleep(for: delay)
+            try? await clock.sleep(for: delay)
             delay = min(delay * 2, .seconds(5))
         }
     }
 
     // MARK: - Rounds
 
-    /// Applies everything pending now and returns what the round did; waits for a round in progress first.
+    /// Applies everything pending now and returns what the round did; waits for the rounds queued before it first.
+    /// A round that started runs to its end even if the caller is cancelled; one still waiting its turn then never
+    /// starts.
     ///
     /// - Throws: what ``HistoryConsumer/apply(_:)`` or the store threw; the position stays after the last applied
     ///   batch. ``HistoryError/expiredToken(requested:purgedThrough:)`` cannot escape: the driver reads a snapshot.
+    ///   `CancellationError` when the caller was cancelled before the round started.
     @discardableResult
     public func processPending() async throws -> HistoryConsumerRound {
-        if !gate.tryEnter() { await withCheckedContinuation { gate.enqueue($0) } }
-        defer { gate.leave() }
+        let round = QueuedRound(after: lastRound) { try await self.runRound() }
+        lastRound = round
+        return try await round.value
+    }
+
+    private func runRound() async throws -> HistoryConsumerRound {
         var round = HistoryConsumerRound()
         do {
             try await deliverPending(into: &round)

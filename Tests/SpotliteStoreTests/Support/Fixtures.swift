@@ -53,6 +53,20 @@ final class TestStore: Sendable {
     func allHistory() throws -> [HistoryTransaction] {
         try store.fetchHistory(.allRetained)
     }
+
+    /// Gives the transactions one second each, in token order, starting at the first one's timestamp: writes in
+    /// quick succession may share a timestamp, and tests of fetching and deleting by date need distinct ones.
+    func spaceOutTimestamps() throws {
+        try store.databasePool.write { db in
+            let tokens = try Int64.fetchAll(db, sql: "SELECT token FROM spotlite_transaction ORDER BY token")
+            guard let first = try Double.fetchOne(db, sql: "SELECT timestamp FROM spotlite_transaction ORDER BY token LIMIT 1")
+            else { return }
+            for (index, token) in tokens.enumerated() {
+                try db.execute(sql: "UPDATE spotlite_transaction SET timestamp = ? WHERE token = ?",
+                               arguments: [first + Double(index), token])
+            }
+        }
+    }
 }
 
 extension DatabaseValue {

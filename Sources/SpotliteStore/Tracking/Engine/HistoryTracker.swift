@@ -29,12 +29,13 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
     private let broadcaster: EventBroadcaster<HistoryTrackerEvent>
     private let loop = Mutex<Task<Void, Never>?>(nil)
 
-    /// Creates a tracker, started at once when ``HistoryTrackerConfiguration/autoStart`` is set.
+    /// Creates a tracker, started at once when ``HistoryTrackerConfiguration/autoStart`` is set. `clock` measures
+    /// the interval of ``HistoryDeletionSchedule/every(_:)`` (a test passes a clock it advances).
     ///
     /// - Throws: ``TrackerError`` when the configuration cannot work; ``StoreError/readOnlyStore(operation:)`` for a
     ///   read-only store, where no position can be saved.
     public init(store: SpotliteStore, configuration: HistoryTrackerConfiguration,
-                subscribers: [any HistorySubscriber] = []) throws {
+                subscribers: [any HistorySubscriber] = [], clock: any Clock<Duration> = ContinuousClock()) throws {
         try configuration.validate()
         guard !store.options.readOnly else {
             throw StoreError.readOnlyStore(operation: "track history (the tracker saves its position in the store)")
@@ -43,7 +44,8 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
         self.configuration = configuration
         registry = TrackerRegistry(subscribers: subscribers)
         broadcaster = EventBroadcaster<HistoryTrackerEvent>()
-        engine = TrackerEngine(store: store, configuration: configuration, registry: registry, events: broadcaster)
+        engine = TrackerEngine(store: store, configuration: configuration, registry: registry, events: broadcaster,
+                               clock: clock)
         if configuration.autoStart { start() }
     }
 
@@ -58,6 +60,11 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
     /// How many rounds ended, by what started them (for tests).
     func finishedRounds(_ trigger: TrackerEngine.Trigger) -> Int {
         engine.finishedRounds.withLock { $0[trigger] ?? 0 }
+    }
+
+    /// Returns once every round queued so far has ended (for tests: after ``stop()``, nothing is left running).
+    func waitForQueuedRounds() async {
+        await engine.waitForQueuedRounds()
     }
 
     /// Whether the tracker reacts to change notifications.

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Rounds never overlap, whether started by a notification or by the app: hooks and subscribers are awaited, and
 /// an actor alone would let a second round start while the first is suspended, delivering the same transactions
-/// twice and racing on the position. So rounds queue behind ``enter()`` (a ``RoundGate``).
+/// twice and racing on the position. So each round is a ``QueuedRound``, which first awaits the one before it.
 actor TrackerEngine {
     enum Trigger: Sendable, Hashable, CustomStringConvertible {
         case start, notification, manual
@@ -32,17 +32,21 @@ actor TrackerEngine {
     private nonisolated let executor: DedicatedExecutor
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    private var gate = RoundGate()
+    /// The last round queued; the next one starts when it ends.
+    private var lastRound: QueuedRound<TrackerPassSummary>?
     private var notificationCount = 0
-    private var lastClean: ContinuousClock.Instant?
+    /// Measures the clean strategy's interval, on the clock the tracker was given.
+    private let stopwatch: Stopwatch
+    private var lastClean: Duration?
 
     init(store: SpotliteStore, configuration: HistoryTrackerConfiguration, registry: TrackerRegistry,
-         events: EventBroadcaster<HistoryTrackerEvent>) {
+         events: EventBroadcaster<HistoryTrackerEvent>, clock: any Clock<Duration>) {
         self.store = store
         self.configuration = configuration
         self.registry = registry
         self.events = events
         self.log = TrackerLog(logger: configuration.logger, level: configuration.logLevel)
+        stopwatch = Stopwatch(clock)
         executor = DedicatedExecutor(label: "spotlite.tracker.\(configuration.currentAuthor)")
     }
 
@@ -55,13 +59,23 @@ actor TrackerEngine {
         return policy
     }
 
-    /// One round: delivers everything pending, then cleans if the strategy says so after a notification.
+    /// One round: delivers everything pending, then cleans if the strategy says so after a notification. Waits for
+    /// the rounds queued before it. A round that started runs to its end even if the caller is cancelled; one
+    /// still waiting its turn then never starts (it throws `CancellationError`): a stopped tracker's live loop
+    /// leaves nothing queued behind it.
     func process(_ trigger: Trigger) async throws -> TrackerPassSummary {
-        await enter()
-        defer {
-            finishedRounds.withLock { $0[trigger, default: 0] += 1 }
-            leave()
-        }
+        let round = QueuedRound(after: lastRound) { try await self.runRound(trigger) }
+        lastRound = round
+        return try await round.value
+    }
+
+    /// Returns once every round queued so far has ended.
+    func waitForQueuedRounds() async {
+        await lastRound?.waitUntilEnded()
+    }
+
+    private func runRound(_ trigger: Trigger) async throws -> TrackerPassSummary {
+        defer { finishedRounds.withLock { $0[trigger, default: 0] += 1 } }
         if case .notification = trigger { notificationCount += 1 }
         log.detailed("\(configuration.currentAuthor): processing history after a \(trigger)")
         var summary = TrackerPassSummary()
@@ -88,14 +102,6 @@ actor TrackerEngine {
             }
         }
         return summary
-    }
-
-    private func enter() async {
-        if !gate.tryEnter() { await withCheckedContinuation { gate.enqueue($0) } }
-    }
-
-    private func leave() {
-        gate.leave()
     }
 
     private func deliverPending(into summary: inout TrackerPassSummary) async throws {
@@ -176,8 +182,8 @@ actor TrackerEngine {
         case .none:
             return false
         case .every(let interval):
-            let now = ContinuousClock.now
-            if let lastClean, lastClean.duration(to: now) < interval { return false }
+            let now = stopwatch.elapsed
+            if let lastClean, now - lastClean < interval { return false }
             lastClean = now
             return true
         case .notifications(let times):

@@ -1,0 +1,80 @@
+import Dispatch
+import Foundation
+import Testing
+
+/// Runs each test of a suite on a thread of its own instead of Swift's cooperative pool, a few tests at a time.
+///
+/// Tests block the thread they run on: waiting for a child process, a long synchronous SQLite or Xapian job, a
+/// CPU-bound fuzzer. The cooperative pool has as many threads as cores (two on a small server): two such tests
+/// running at once would stall every other test's tasks, and the library's own tasks (a tracker's live loop),
+/// until their bounded waits run out. A test with this trait runs on a serial dispatch queue of its own (with the
+/// child tasks it starts), leaving the pool to the library; at most ``concurrentTests`` run at once, so a
+/// parallel run stays within what the machine can hold (processes, open databases).
+///
+/// Every suite of the package's tests carries it: `@Suite("…", .blockingWork)`.
+public struct BlockingWork: SuiteTrait, TestTrait, TestScoping {
+    /// How many tests with this trait run at once.
+    public static let concurrentTests = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
+
+    public var isRecursive: Bool { true }
+
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        // A suite only groups its tests; each test case gets a thread of its own.
+        guard testCase != nil else { return try await function() }
+        await TestSlots.shared.acquire()
+        defer { Task { await TestSlots.shared.release() } }
+        let executor = QueueTaskExecutor(label: "spotlite.tests.\(test.name)")
+        try await withTaskExecutorPreference(executor) { try await function() }
+    }
+}
+
+/// Bounds how many tests run at once; a test waiting for a slot holds no thread.
+private actor TestSlots {
+    static let shared = TestSlots(count: BlockingWork.concurrentTests)
+
+    private var available: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) {
+        available = count
+    }
+
+    func acquire() async {
+        if available > 0 {
+            available -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            available += 1
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+}
+
+extension Trait where Self == BlockingWork {
+    /// Each test runs on a thread of its own, off Swift's cooperative pool: for tests that block.
+    public static var blockingWork: Self { BlockingWork() }
+}
+
+/// A task executor on a serial dispatch queue: a queue created this way gets a thread even when the cooperative
+/// pool and dispatch's other threads are all busy.
+final class QueueTaskExecutor: TaskExecutor, @unchecked Sendable {
+    // @unchecked: DispatchQueue is thread-safe but not marked Sendable by corelibs-libdispatch.
+    private let queue: DispatchQueue
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
