@@ -75,6 +75,7 @@ CRANFIELD ?= $(CORPUS)/cranfield
 DEBTAGS_VOCABULARY ?= /usr/share/debtags/vocabulary
 bench: deps
 	$(SWIFT) build -c release --product spotlite-bench
+	$(SWIFT) build -c release --product spotlite
 	.build/release/spotlite-bench --corpus $(BENCH_CORPUS) --json-output Index/bench-results.json $(BENCH_ARGS)
 	.build/release/spotlite-bench relevance --docs $(CRANFIELD)/docs.jsonl --queries $(CRANFIELD)/queries.tsv \
 	  --qrels $(CRANFIELD)/qrels.txt --config config/examples/cranfield.toml --name Cranfield --ablation \

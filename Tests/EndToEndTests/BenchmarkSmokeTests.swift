@@ -20,7 +20,7 @@ struct BenchmarkSmokeTests {
         ])
         #expect(result.status == 0, "stderr: \(result.standardError)")
         for figure in ["1 capture", "2 rebuild", "3 incremental", "4 freshness", "5 query", "6 size", "7 memory",
-                       "7 scale", "8 relevance", "3 large update", "3 large transaction"] {
+                       "7 scale", "8 relevance", "3 large update", "3 large transaction", "11 cli"] {
             #expect(result.standardOutput.contains("| \(figure)"), "the table lacks figure \(figure)")
         }
         #expect(result.standardOutput.contains("150 records"))
@@ -37,6 +37,11 @@ struct BenchmarkSmokeTests {
         #expect((rebuild["termsCompared"] as? Int ?? 0) > 50)
         #expect((rebuild["levers"] as? [Any])?.count == 7)
         #expect((rebuild["spotliteSeconds"] as? Double ?? 0) > 0)
+
+        let cli = try #require(report["cli"] as? [String: Any], "the command line's batch queries are measured")
+        #expect(cli["queries"] as? Int == 20)
+        #expect((cli["jsonMeanPerQuery"] as? Double ?? 0) > 0)
+        #expect((cli["jsonToHuman"] as? Double ?? 0) > 0)
 
         let incremental = try #require(report["incremental"] as? [String: Any])
         #expect((incremental["singleRows"] as? [String: Any])?["changes"] as? Int == 10)

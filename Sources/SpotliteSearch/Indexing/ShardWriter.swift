@@ -38,21 +38,30 @@ final class ShardWriter: @unchecked Sendable {
     private var writer: XapianWritableDatabase?
     private var builder: DocumentBuilder?
     private var failure: (any Error)?
+    /// Documents a rebuild writes out at a time (nil: Xapian's own 10,000 per writer); see
+    /// ``ShardWriterSet/rebuildFlushThreshold(shards:)``.
+    private let flushThreshold: Int?
+    /// Documents written since the last commit or flush (touched on `queue` only).
+    private var unflushed = 0
     /// Set once `failure` is: lets the reading thread stop early without waiting for the queue.
     private let failed = Atomic<Bool>(false)
     private let writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
     private let commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)?
 
     /// Opens (or creates) the shard with `open` on the shard's queue.
-    /// - Parameter tagTerm: a term added to every document written (a placed shard's generation tag).
-    /// - Parameter recordsSpelling: feed the spelling table (off for remote shards: Xapian 1.4 cannot read a remote
-    ///   database's spelling table, and each word would cost a message to the server).
+    /// - Parameters:
+    ///   - tagTerm: a term added to every document written (a placed shard's generation tag).
+    ///   - recordsSpelling: feed the spelling table (off for remote shards: Xapian 1.4 cannot read a remote
+    ///     database's spelling table, and each word would cost a message to the server).
+    ///   - flushThreshold: documents written out at a time (a rebuild's); nil leaves it to Xapian.
     init(shard: Int, name: String, open: () throws -> XapianWritableDatabase, tagTerm: String? = nil,
-         recordsSpelling: Bool = true, schema: IndexSchema, writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
+         recordsSpelling: Bool = true, schema: IndexSchema, flushThreshold: Int? = nil,
+         writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
          commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)? = nil) throws {
         self.shard = shard
         self.name = name
         self.tagTerm = tagTerm
+        self.flushThreshold = flushThreshold
         self.writeHook = writeHook
         self.commitHook = commitHook
         queue = DispatchQueue(label: "spotlite.shard-\(shard)", qos: .utility)
@@ -117,11 +126,18 @@ final class ShardWriter: @unchecked Sendable {
     /// Whether a piece of work failed (everything after it is skipped); does not wait.
     var hasFailed: Bool { failed.load(ordering: .acquiring) }
 
-    /// Queues writing `records`.
+    /// Queues writing `records`; past the flush threshold, the documents written so far are written out (a commit
+    /// without the token: what a rebuild writes is not live until its generation switches).
     func write(_ records: [ShardRecord], fresh: Bool) {
         guard !records.isEmpty else { return }
-        submit { context in
+        submit { [self] context in
             for record in records { try context.write(record, fresh: fresh) }
+            guard let flushThreshold else { return }
+            unflushed += records.count
+            if unflushed >= flushThreshold {
+                try context.writer.commit()
+                unflushed = 0
+            }
         }
     }
 
@@ -144,6 +160,7 @@ final class ShardWriter: @unchecked Sendable {
             if let sweepKeeping { try context.writer.sweep(prefix: ShardMap.tagPrefix, keeping: sweepKeeping) }
             for pair in metadata { try context.writer.setMetadata(pair[1], forKey: pair[0]) }
             try context.writer.commit()
+            unflushed = 0
             committedCheckpoint = checkpoint
             commitHook?(shard, checkpoint.token?.rawValue ?? 0)
         }

@@ -140,6 +140,7 @@ extension SpotliteIndexer {
         let token: HistoryToken?, indexed: Int
         do {
             let writers = try ShardWriterSet(layout: layout, action: .createOrOverwrite, noSync: true, schema: schema,
+                                             flushThreshold: ShardWriterSet.rebuildFlushThreshold(shards: layout.count),
                                              writeHook: documentWriteHook, commitHook: shardCommitHook)
             do {
                 (token, indexed) = try indexSnapshot(into: writers)

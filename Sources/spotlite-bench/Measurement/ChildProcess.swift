@@ -15,6 +15,8 @@ struct ChildProcess {
         /// Peak resident set size in bytes.
         var peakResidentBytes: Int
         var seconds: Double
+        /// User and system CPU time of the child (every thread), from `wait4`.
+        var cpuSeconds: Double = 0
     }
 
     /// The running benchmark executable, to start it again in a child role.
@@ -75,8 +77,10 @@ struct ChildProcess {
             // WIFEXITED/WEXITSTATUS are macros Swift does not import.
             let exitStatus: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
             // Linux reports ru_maxrss in kilobytes.
+            let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
             return Outcome(status: exitStatus, standardOutput: data, peakResidentBytes: Int(usage.ru_maxrss) * 1024,
-                           seconds: seconds)
+                           seconds: seconds, cpuSeconds: cpu)
         }
     }
 }

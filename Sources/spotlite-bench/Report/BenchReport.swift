@@ -19,6 +19,7 @@ struct BenchReport: Codable, Sendable {
     var remote: RemoteShardFigure.Result?
     var size: IndexSizeFigure.Result?
     var query: QueryLatencyFigure.Result?
+    var cli: CommandLineQueryFigure.Result?
     var relevance: RelevanceFigure.Result?
     var memory: MemoryFigure.Result?
     var incremental: IncrementalUpdateFigure.Result?

@@ -136,6 +136,10 @@ struct SuiteCommand: AsyncParsableCommand {
                 let result = try await QueryLatencyFigure.run(context)
                 report.query = result
                 rows = result.rows
+            case .cli:
+                let result = try await CommandLineQueryFigure.run(context)
+                report.cli = result
+                rows = result.rows
             case .relevance:
                 let result = try await RelevanceFigure.run(context)
                 report.relevance = result

@@ -103,43 +103,58 @@ struct SearchCommand: AsyncParsableCommand {
                           expansion: expansion, explains: explain)
         }
         if let queries {
-            let text: String
-            if queries == "-" {
-                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            } else {
-                guard let data = FileManager.default.contents(atPath: queries) else {
-                    throw CommandFailure(message: "cannot read \(queries): no such file or not readable; check the path")
-                }
-                guard let decoded = String(data: data, encoding: .utf8) else {
-                    throw CommandFailure(message: "\(queries) is not UTF-8 text; convert it (e.g. with iconv)")
-                }
-                text = decoded
-            }
-            var foundAny = false
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let query = line.trimmingCharacters(in: .whitespaces)
-                if query.isEmpty { continue }
-                do {
-                    let results = try searcher.search(request(query))
-                    Self.warnIfPartial(results)
-                    if results.total > 0 { foundAny = true }
-                    if json { JSONOutput.print(results.jsonObject) } else { print(render(results)); print("") }
-                } catch let error as SearchError {
-                    throw CommandFailure(message: "line \(number + 1) of \(queries): \(error)")
-                }
-            }
-            // Not in a defer: exiting there would swallow the error of a later line, unprinted.
-            if !foundAny { Self.exitNothingFound() }
+            try runBatch(queries, search: { try searcher.search(request($0)) })
             return
         }
         let results = try searcher.search(request(words.joined(separator: " ")))
         Self.warnIfPartial(results)
         if json {
-            JSONOutput.print(results.jsonObject)
+            let output = OutputBuffer()
+            output.write { results.appendJSON(to: &$0); $0.append(UInt8(ascii: "\n")) }
+            output.flush()
         } else {
             print(render(results))
         }
         if results.total == 0 { Self.exitNothingFound() }
+    }
+
+    /// One query per line of `path` (`-`: standard input), each answered as it is read: the searcher (its
+    /// databases, its parser) is opened once for the batch, and answers are written in large pieces, flushed
+    /// whenever the input makes us wait, so a program feeding queries through a pipe gets each answer promptly.
+    private func runBatch(_ path: String, search: (String) throws -> SearchResults) throws {
+        let reader = try LineReader(path: path)
+        let output = OutputBuffer()
+        defer { output.flush() }
+        reader.beforeWaiting = { output.flush() }
+        var foundAny = false
+        var number = 0
+        while let bytes = try reader.nextLine() {
+            number += 1
+            guard let line = String(validating: bytes, as: UTF8.self) else {
+                throw CommandFailure(message: "line \(number) of \(path) is not UTF-8 text; convert the file (e.g. with iconv)")
+            }
+            let query = line.trimmingCharacters(in: .whitespaces)
+            if query.isEmpty { continue }
+            let results: SearchResults
+            do {
+                results = try search(query)
+                Self.warnIfPartial(results)
+            } catch let error as SearchError {
+                throw CommandFailure(message: "line \(number) of \(path): \(error)")
+            }
+            if results.total > 0 { foundAny = true }
+            if json {
+                output.write { results.appendJSON(to: &$0); $0.append(UInt8(ascii: "\n")) }
+            } else {
+                output.append(render(results))
+                output.append("\n\n")
+            }
+        }
+        // Not in a defer: exiting there would swallow the error of a later line, unprinted.
+        if !foundAny {
+            output.flush()
+            Self.exitNothingFound()
+        }
     }
 
     /// One line on stderr for an answer that left unreachable shards out (`--allow-partial`).

@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SpotliteSearch
+
+/// A rebuild's shard writers write their documents out every few thousand documents, so that a rebuild's memory does
+/// not grow with its shard count.
+@Suite("Shard writer flushes")
+struct ShardWriterFlushTests {
+    static func records(_ keys: Range<Int>, entity: IndexSchema.Entity) -> [ShardRecord] {
+        keys.map { number in
+            ShardRecord(entity: entity, key: "package-\(number)".databaseValue,
+                        attributes: AttributeSet(["name": "package-\(number)".databaseValue,
+                                                  "summary": "summary of package \(number)".databaseValue]))
+        }
+    }
+
+    @Test("past the threshold the documents so far are written out, before any commit; the token only with the commit")
+    func flushesBeforeCommit() throws {
+        let sandbox = try IndexerSandbox()
+        let schema = try IndexSchema(configuration: sandbox.configuration)
+        let entity = try schema.entity(named: "Package")
+        let path = sandbox.directory + "/shard"
+        let writer = try ShardWriter(
+            shard: 0, name: path, open: { try XapianWritableDatabase(path: path, action: .createOrOverwrite, noSync: true) },
+            schema: schema, flushThreshold: 4, writeHook: nil)
+        writer.write(Self.records(0..<3, entity: entity), fresh: true)
+        try writer.wait()
+        #expect(try XapianDatabase(path: path).documentCount() == 0, "under the threshold nothing is written out")
+        writer.write(Self.records(3..<5, entity: entity), fresh: true)
+        try writer.wait()
+        #expect(try XapianDatabase(path: path).documentCount() == 5, "past it, every document written so far is")
+        writer.write(Self.records(5..<7, entity: entity), fresh: true)
+        try writer.wait()
+        let reader = try XapianDatabase(path: path)
+        #expect(try reader.documentCount() == 5, "the count restarts after a flush")
+        #expect(try IndexMetadata(reading: reader.metadata(forKey:)).token == nil, "a flush carries no token")
+        writer.commit(metadata: [(key: IndexMetadata.tokenKey, value: "7")], token: 7)
+        try writer.wait()
+        #expect(try XapianDatabase(path: path).documentCount() == 7)
+        #expect(writer.committedToken == 7)
+        try writer.close()
+    }
+
+    @Test("the threshold shares Xapian's 10,000 documents among a rebuild's shards; one shard keeps Xapian's own")
+    func thresholdPerShardCount() {
+        #expect(ShardWriterSet.rebuildFlushThreshold(shards: 1) == nil)
+        #expect(ShardWriterSet.rebuildFlushThreshold(shards: 2) == 5000)
+        #expect(ShardWriterSet.rebuildFlushThreshold(shards: 4) == 2500)
+        #expect(ShardWriterSet.rebuildFlushThreshold(shards: 64) == 1000, "never below 1,000: flushes cost")
+    }
+}
