@@ -1,11 +1,13 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
+import Spotlite
 
 /// A rebuild's shard writers write their documents out every few thousand documents, so that a rebuild's memory does
 /// not grow with its shard count.
-@Suite("Shard writer flushes")
+@Suite("Shard writer flushes", .blockingWork)
 struct ShardWriterFlushTests {
     static func records(_ keys: Range<Int>, entity: IndexSchema.Entity) -> [ShardRecord] {
         keys.map { number in
@@ -34,11 +36,11 @@ struct ShardWriterFlushTests {
         try writer.wait()
         let reader = try XapianDatabase(path: path)
         #expect(try reader.documentCount() == 5, "the count restarts after a flush")
-        #expect(try IndexMetadata(reading: reader.metadata(forKey:)).token == nil, "a flush carries no token")
-        writer.commit(metadata: [(key: IndexMetadata.tokenKey, value: "7")], token: 7)
+        #expect(try IndexMetadata(reading: reader.metadata(forKey:)).checkpoint.token == nil, "a flush carries no token")
+        writer.commit(metadata: [], checkpoint: IndexCheckpoint(token: HistoryToken(7)))
         try writer.wait()
         #expect(try XapianDatabase(path: path).documentCount() == 7)
-        #expect(writer.committedToken == 7)
+        #expect(writer.committedCheckpoint.token == HistoryToken(7))
         try writer.close()
     }
 
