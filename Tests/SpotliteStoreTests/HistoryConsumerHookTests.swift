@@ -274,3 +274,58 @@ struct HistoryConsumerHookTests {
         #expect(batches.values.last?.upserts.map(\.document).sorted() == ["one", "two"])
     }
 }
+
+/// A consumer whose `apply` returns with its commit still in flight, made durable by the next batch or `flush()`.
+@Suite("Consumers: a consumer committing in the background", .blockingWork)
+struct HistoryConsumerPipelineTests {
+    final class Pipelined: HistoryConsumer {
+        struct State {
+            var inFlight: HistoryCursor?
+            var durable: HistoryCursor?
+            var savedPositionsSeenAtApply: [HistoryToken?] = []
+        }
+
+        var consumerName: String { "pipelined" }
+        let state = Mutex(State())
+        let store: SpotliteStore
+
+        init(store: SpotliteStore) { self.store = store }
+
+        func apply(_ batch: HistoryBatch<[String: DatabaseValue]>) async throws {
+            let saved = try store.position(of: consumerName)?.token
+            state.withLock { state in
+                state.savedPositionsSeenAtApply.append(saved)
+                // The previous commit completes as the next batch is handed over.
+                if let inFlight = state.inFlight { state.durable = inFlight }
+                state.inFlight = batch.cursor
+            }
+        }
+
+        func flush() async throws {
+            state.withLock { state in
+                if let inFlight = state.inFlight { state.durable = inFlight }
+                state.inFlight = nil
+            }
+        }
+
+        func resumePoint() async throws -> HistoryResumePoint {
+            state.withLock { $0.durable.map { .after($0) } ?? .start }
+        }
+    }
+
+    @Test func theSavedPositionNeverLeadsWhatTheConsumerCommitted() async throws {
+        let test = try TestStore()
+        let consumer = Pipelined(store: test.store)
+        let driver = try HistoryConsumerDriver(store: test.store, consumer: consumer, start: .beginning, maximumChanges: 1)
+        let first = try test.store.insertPackages(["a"], author: "app")
+        let second = try test.store.insertPackages(["b"], author: "app")
+        let third = try test.store.insertPackages(["c"], author: "app")
+
+        let round = try await driver.processPending()
+        #expect(round.batches == 3)
+        // When each batch arrived, the saved position was at most the previous batch's durable commit.
+        #expect(consumer.state.withLock { $0.savedPositionsSeenAtApply } == [nil, nil, first], "one batch behind")
+        #expect(try driver.position() == third, "flush() made the last batch durable, then the position followed")
+        _ = second
+    }
+}

@@ -95,12 +95,22 @@ public protocol HistoryConsumer: HistoryPositionHolder {
     /// commit and the driver's save of the position can neither skip nor lose a batch; it may stop inside a
     /// transaction delivered in pieces and resume there. By default ``HistoryResumePoint/savedPosition``: the
     /// position the driver saves in the store.
-    func resumePoint() throws -> HistoryResumePoint
+    ///
+    /// With a checkpoint of its own, the position the driver saves in the store (what cleanup waits for) follows
+    /// this checkpoint, read again after each batch and after ``flush()``: ``apply(_:)`` may then return while its
+    /// commit is still in flight (to read the next batch meanwhile), as long as the checkpoint says only what is
+    /// committed.
+    func resumePoint() async throws -> HistoryResumePoint
+
+    /// Makes everything applied so far durable: called when a round has applied its last batch, and before a
+    /// resynchronisation. A consumer whose ``apply(_:)`` returns with a commit in flight waits for it here. By
+    /// default nothing.
+    func flush() async throws
 
     /// Why the consumer must be resynchronised from the rows rather than given the history after `cursor`, asked
     /// at the start of every round: say a backlog bigger than rebuilding costs, or data the consumer cannot use.
     /// By default nil: never.
-    func resynchronizationReason(resumingAfter cursor: HistoryCursor) throws -> String?
+    func resynchronizationReason(resumingAfter cursor: HistoryCursor) async throws -> String?
 
     /// Brings what the consumer holds in line with the store's current rows, because history cannot: `reason`
     /// says why. Return ``HistoryResynchronization/deliverSnapshot`` (the default) to receive every current
@@ -130,10 +140,13 @@ extension HistoryConsumer {
     public func relatedRecords(of records: [RecordID], in db: Database) throws -> [RecordID] { [] }
 
     /// ``HistoryResumePoint/savedPosition``.
-    public func resumePoint() throws -> HistoryResumePoint { .savedPosition }
+    public func resumePoint() async throws -> HistoryResumePoint { .savedPosition }
+
+    /// Nothing: ``apply(_:)`` returns once its batch is applied for good.
+    public func flush() async throws {}
 
     /// Never.
-    public func resynchronizationReason(resumingAfter cursor: HistoryCursor) throws -> String? { nil }
+    public func resynchronizationReason(resumingAfter cursor: HistoryCursor) async throws -> String? { nil }
 
     /// ``HistoryResynchronization/deliverSnapshot``.
     public func resynchronize(because reason: HistoryResynchronizationReason, from store: SpotliteStore) async throws

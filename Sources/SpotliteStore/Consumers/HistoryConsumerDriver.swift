@@ -183,7 +183,11 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
             try await deliverPending(into: &round, resynchronizing: reason)
         } catch {
             lastError = error
-            logger.error("\(consumer.consumerName): applying history failed, the position stays at \(round.position.map { "\($0)" } ?? "none"): \(error)")
+            if error is CancellationError {
+                logger.info("\(consumer.consumerName): the round was stopped; the position stays at \(round.position.map { "\($0)" } ?? "none")")
+            } else {
+                logger.error("\(consumer.consumerName): applying history failed, the position stays at \(round.position.map { "\($0)" } ?? "none"): \(error)")
+            }
             events.send(.failed(error))
             throw error
         }
@@ -213,7 +217,7 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
         round.position = saved
         var reason = forced
         let ownsResumePoint: Bool
-        switch try consumer.resumePoint() {
+        switch try await consumer.resumePoint() {
         case .savedPosition:
             ownsResumePoint = false
             // Inside a transaction delivered in pieces, the cursor in memory is further than the saved position.
@@ -231,7 +235,7 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
             if startingPoint == .snapshot { reason = reason ?? .firstStart }
         }
         if reason == nil,
-           let asked = try consumer.resynchronizationReason(resumingAfter: cursor ?? HistoryCursor(token: nil)) {
+           let asked = try await consumer.resynchronizationReason(resumingAfter: cursor ?? HistoryCursor(token: nil)) {
             reason = .requested(asked)
         }
         var resynchronizations = 0
@@ -269,12 +273,26 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
                 round.upserts += batch.upserts.count
                 round.deletions += batch.deletions.count
             }
-            if let position = page.position, position != cursor?.token {
+            if ownsResumePoint {
+                try await followResumePoint(into: &round)
+            } else if let position = page.position, position != cursor?.token {
                 try savePosition(position, into: &round)
             }
             cursor = page.next
-            if page.isComplete || !moved { return }
+            if page.isComplete || !moved {
+                try await consumer.flush()
+                if ownsResumePoint { try await followResumePoint(into: &round) }
+                return
+            }
         }
+    }
+
+    /// Saves the token of the consumer's own checkpoint as its position, when it moved: the position follows what
+    /// the consumer has committed, never what it was merely handed.
+    private func followResumePoint(into round: inout HistoryConsumerRound) async throws {
+        guard case .after(let checkpoint) = try await consumer.resumePoint(), let token = checkpoint.token,
+              token != round.position else { return }
+        try savePosition(token, into: &round)
     }
 
     private func savePosition(_ token: HistoryToken, into round: inout HistoryConsumerRound) throws {
@@ -329,6 +347,7 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     private func resynchronize(because reason: HistoryResynchronizationReason,
                                into round: inout HistoryConsumerRound) async throws {
         logger.info("\(consumer.consumerName): resynchronising from the rows: \(reason)")
+        try await consumer.flush()
         round.snapshot = true
         round.resynchronization = reason
         let token: HistoryToken?
