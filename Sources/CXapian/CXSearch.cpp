@@ -207,7 +207,8 @@ bool near(const std::vector<Xapian::termpos> &left, const std::vector<Xapian::te
 // two words' BM25 weights in the document (what the pair's OP_NEAR subquery would add), and are sorted by that
 // weight (ties keep the base order); the rest of `base` follows as it is. Evaluating OP_NEAR pairs in the query
 // read the positions of every document holding two of the words, about 60 times the reads of the query itself on
-// the Debian catalogue; here one term list and the words' positions are read for each of `depth` documents.
+// the Debian catalogue; here the words' posting lists are read forward once over the `depth` documents, and their
+// positions only where both words of a pair are present.
 std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, const std::vector<std::string> &words,
                              const cx_proximity_options &proximity, const cx_bm25_params &params) {
     std::vector<cx_hit> order;
@@ -224,38 +225,45 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
     }
     if (depth == 0 || words.size() < 2) return order;
 
-    // The words in term order, to walk each document's term list once.
-    std::vector<size_t> by_term(words.size());
-    for (size_t index = 0; index < words.size(); ++index) by_term[index] = index;
-    std::sort(by_term.begin(), by_term.end(), [&](size_t left, size_t right) { return words[left] < words[right]; });
     TermWeigher weigher(db, params);
-    std::vector<double> idfs;
-    for (const std::string &word : words) idfs.push_back(weigher.idf(word));
     double share = proximity.weight / double(words.size() - 1);
-
+    // The candidates in document order, so that each word's posting list is read forward once.
+    std::vector<size_t> by_docid(depth);
+    for (size_t index = 0; index < depth; ++index) by_docid[index] = index;
+    std::sort(by_docid.begin(), by_docid.end(),
+              [&](size_t left, size_t right) { return order[left].docid < order[right].docid; });
+    std::vector<double> idfs;
+    std::vector<Xapian::PostingIterator> postings;
+    for (const std::string &word : words) {
+        idfs.push_back(weigher.idf(word));
+        postings.push_back(db.postlist_begin(word));
+    }
     std::vector<Xapian::termcount> wdfs(words.size());
     std::vector<std::vector<Xapian::termpos>> positions(words.size());
-    for (size_t index = 0; index < depth; ++index) {
-        Xapian::Document document = db.get_document(order[index].docid);
-        Xapian::TermIterator term = document.termlist_begin();
-        for (size_t word : by_term) {
+    for (size_t index : by_docid) {
+        Xapian::docid docid = order[index].docid;
+        Xapian::termcount length = 0;
+        for (size_t word = 0; word < words.size(); ++word) {
             wdfs[word] = 0;
             positions[word].clear();
-            term.skip_to(words[word]);
-            if (term == document.termlist_end()) continue;
-            if (*term != words[word]) continue;
-            wdfs[word] = term.get_wdf();
-            positions[word].assign(term.positionlist_begin(), term.positionlist_end());
+            Xapian::PostingIterator &posting = postings[word];
+            const Xapian::PostingIterator end;
+            if (posting == end) continue;
+            posting.skip_to(docid);
+            if (posting == end || *posting != docid) continue;
+            wdfs[word] = posting.get_wdf();
+            length = posting.get_doclength();
         }
         double boost = 0;
-        Xapian::termcount length = 0;
-        bool length_read = false;
         for (size_t pair = 0; pair + 1 < words.size(); ++pair) {
-            if (!near(positions[pair], positions[pair + 1], proximity.window)) continue;
-            if (!length_read) {
-                length = db.get_doclength(order[index].docid);
-                length_read = true;
+            if (wdfs[pair] == 0 || wdfs[pair + 1] == 0) continue;
+            // Positions are read only for words whose neighbour is in the document too.
+            for (size_t word : {pair, pair + 1}) {
+                if (positions[word].empty()) {
+                    positions[word].assign(postings[word].positionlist_begin(), postings[word].positionlist_end());
+                }
             }
+            if (!near(positions[pair], positions[pair + 1], proximity.window)) continue;
             boost += share * (weigher.weight(idfs[pair], wdfs[pair], length) +
                               weigher.weight(idfs[pair + 1], wdfs[pair + 1], length));
         }
