@@ -54,6 +54,9 @@ let package = Package(
             ]
         ),
         .target(name: "Spotlite", dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteConfig"]),
+        // The command line's JSON shapes (`spotlite search --json`), written by hand for speed; not a product: the
+        // libraries hand out typed values, and only the command line decides how they look as JSON.
+        .target(name: "SpotliteJSON", dependencies: ["SpotliteSearch"]),
         // What the benchmark, the reliability suites and the tests share; not a product.
         .target(
             name: "SpotliteTooling",
@@ -63,6 +66,7 @@ let package = Package(
             name: "spotlite",
             dependencies: [
                 "Spotlite",
+                "SpotliteJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,7 +95,7 @@ let package = Package(
         .target(name: "SpotliteTestSupport", path: "Tests/SpotliteTestSupport"),
         .testTarget(name: "CXapianTests", dependencies: ["CXapian", "SpotliteTestSupport"]),
         .testTarget(name: "SpotliteStoreTests", dependencies: ["SpotliteStore", "SpotliteTooling", "SpotliteTestSupport"]),
-        .testTarget(name: "SpotliteSearchTests", dependencies: ["Spotlite", "SpotliteTooling", "SpotliteTestSupport"]),
+        .testTarget(name: "SpotliteSearchTests", dependencies: ["Spotlite", "SpotliteJSON", "SpotliteTooling", "SpotliteTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SpotliteStore", "SpotliteTestSupport"]),
     ],
     swiftLanguageModes: [.v6],

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SpotliteTooling
 import SpotliteTestSupport
+import SpotliteJSON
 import Testing
 @testable import SpotliteSearch
 import Spotlite

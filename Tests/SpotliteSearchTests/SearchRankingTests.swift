@@ -1,5 +1,6 @@
 import Foundation
 import SpotliteTestSupport
+import SpotliteJSON
 import Testing
 @testable import SpotliteSearch
 import Spotlite

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SpotliteTestSupport
+import SpotliteJSON
 import Testing
 @testable import SpotliteSearch
 import Spotlite

@@ -1,9 +1,11 @@
 import Foundation
+import SpotliteJSON
 import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 
-/// The hand-written JSON of `spotlite search --json` says exactly what ``SearchResults/jsonObject`` says.
+/// The hand-written JSON of `spotlite search --json` says exactly what `SearchResults.jsonObject` says (both in
+/// SpotliteJSON, the command line's JSON shapes).
 @Suite("Search results as JSON text", .blockingWork)
 struct SearchResultsJSONTests {
     /// Text that needs every kind of escaping JSON has, and some that needs none.

@@ -14,7 +14,7 @@ struct RecordDocument: Sendable {
     var attributes: AttributeSet
 }
 
-/// The indexer as a ``HistoryConsumer``: the library's ``HistoryConsumerDriver`` pages the history, collapses it
+/// The indexer as a `HistoryConsumer`: the library's `HistoryConsumerDriver` pages the history, collapses it
 /// into records, reads their documents and saves the position; the indexer writes the shards.
 ///
 /// The index's truth is the checkpoint committed in every shard with its documents (``IndexCheckpoint``), so the

@@ -63,6 +63,8 @@ public actor SpotliteIndexer {
     var summary = IndexUpdateSummary()
     /// The last update queued; the next one starts when it ends (updates never overlap).
     var lastUpdate: Task<Void, Never>?
+    /// Updates queued or running.
+    var activeUpdates = 0
     /// When the update in progress began, and what its previous commit had posted: each post tells its own share.
     var updateStarted = ContinuousClock.now
     var lastPosted = IndexUpdateSummary()
@@ -140,7 +142,9 @@ public actor SpotliteIndexer {
     // MARK: - Updating
 
     /// Brings the index up to date: applies the history after the index's token, rebuilding first when needed
-    /// (the summary says why).
+    /// (the summary says why). The library's `HistoryConsumerDriver` reads the history: the index commits its
+    /// checkpoint with its documents, so the driver resumes from there and saves the position in the store only
+    /// up to what every shard has committed. Updates never overlap: a call made while one runs waits for it.
     ///
     /// - Throws: ``SearchError/indexLocked(path:holderPID:)`` when another indexer updates the index; the store's
     ///   errors; ``SearchError/engine(_:outcome:)`` when Xapian keeps failing a write (nothing past the last
@@ -163,15 +167,13 @@ public actor SpotliteIndexer {
     /// waiting for it at once.
     /// Refuses while live indexing runs: call ``stop()`` first, or the index would be rebuilt at once.
     ///
-    /// - Throws: ``SearchError/indexingRunning`` while live indexing runs;
+    /// - Throws: ``SearchError/indexingRunning`` while live indexing runs or an update is in progress;
     ///   ``SearchError/indexLocked(path:holderPID:)`` when another indexer holds the index;
     ///   ``SearchError/cannotWrite(path:reason:)`` when the directory cannot be removed; SQLite's errors.
-    public func deleteIndex() async throws {
-        guard liveTask == nil else { throw SearchError.indexingRunning }
-        try await queued { indexer in try indexer.performDeletion() }
-    }
-
-    private func performDeletion() throws {
+    public func deleteIndex() throws {
+        // An update awaiting the history driver would go on writing into what this removes.
+        guard activeUpdates == 0 else { throw SearchError.indexingRunning }
+        historyDriver = nil
         guard liveTask == nil else { throw SearchError.indexingRunning }
         try withWriterLock {
             do {
@@ -182,8 +184,7 @@ public actor SpotliteIndexer {
         }
         // Unregistered, not only without a position: cleanup stops waiting for it at once (a registered consumer
         // without a position would hold history back for the whole maximum duration). The next update registers
-        // it again with a driver of its own.
-        historyDriver = nil
+        // it again, with a driver of its own.
         try store.unregisterConsumer(configuration.indexer.author)
     }
 
@@ -199,6 +200,8 @@ public actor SpotliteIndexer {
             return try await body(self)
         }
         lastUpdate = Task { _ = await task.result }
+        activeUpdates += 1
+        defer { activeUpdates -= 1 }
         return try await task.value
     }
 

@@ -40,15 +40,6 @@ public enum StoredValue: Sendable, Hashable, CustomStringConvertible, Codable {
         }
     }
 
-    /// The value as a JSON-compatible object (for `JSONSerialization`).
-    public var jsonObject: Any {
-        switch self {
-        case .text(let text): text
-        case .integer(let number): number
-        case .real(let number): number
-        }
-    }
-
     func appendJSON(to out: inout String) {
         switch self {
         case .text(let text): DocumentData.appendString(text, to: &out)

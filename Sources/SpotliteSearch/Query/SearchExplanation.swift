@@ -28,16 +28,4 @@ public struct SearchExplanation: Sendable, Hashable {
     public var addedTerms: [AddedTerm]
     /// For each hit of the page, in order: the terms it matched.
     public var hitTerms: [[TermWeight]]
-
-    /// The explanation as in `spotlite search --explain --json`.
-    public var jsonObject: [String: Any] {
-        [
-            "parsed_query": parsedQuery,
-            "executed_query": executedQuery,
-            "added_terms": addedTerms.map { ["term": $0.term, "expansion_weight": $0.expansionWeight, "scale": $0.scale] },
-            "hits": hitTerms.map { terms in
-                terms.map { ["term": $0.term, "frequency": $0.frequency, "weight": $0.weight] as [String: Any] }
-            },
-        ]
-    }
 }

@@ -25,29 +25,6 @@ public struct SearchResults: Sendable, Hashable {
 
     /// Whether some shards were left out: the hits and totals cover only the others.
     public var isPartial: Bool { !unavailableShards.isEmpty }
-
-    /// The JSON object of `spotlite search --json`.
-    public var jsonObject: [String: Any] {
-        var facetObject: [String: Any] = [:]
-        for (field, counts) in facets {
-            var values: [String: Any] = [:]
-            for count in counts { values[count.value] = count.count }
-            facetObject[field] = values
-        }
-        var object: [String: Any] = [
-            "query": query,
-            "total": total,
-            "corrected": corrected as Any? ?? NSNull(),
-            "hits": hits.map(\.jsonObject),
-            "facets": facetObject,
-        ]
-        if let explanation { object["explain"] = explanation.jsonObject }
-        if isPartial {
-            object["partial"] = true
-            object["unavailable_shards"] = unavailableShards
-        }
-        return object
-    }
 }
 
 /// One ranked document.
@@ -66,16 +43,6 @@ public struct SearchHit: Sendable, Hashable {
     public var fields: [String: StoredValue]
     /// A piece of the record's text around the matching words, with the matches marked.
     public var snippet: String
-
-    /// The hit as in `spotlite search --json`.
-    public var jsonObject: [String: Any] {
-        var fieldObject: [String: Any] = [:]
-        for (name, value) in fields { fieldObject[name] = value.jsonObject }
-        return [
-            "entity": entity, "key": key.jsonObject, "rank": rank, "score": score, "percent": percent,
-            "fields": fieldObject, "snippet": snippet,
-        ]
-    }
 }
 
 /// How many matching documents have a facet value.

@@ -1,3 +1,5 @@
+import SpotliteSearch
+
 extension SearchResults {
     /// Appends the JSON object of `spotlite search --json` (the same object as ``jsonObject``, keys sorted) to
     /// `bytes`, without a newline. Written by hand: encoding ``jsonObject`` with `JSONSerialization` cost more than
@@ -76,7 +78,8 @@ extension SearchHit {
 }
 
 extension StoredValue {
-    func appendJSON(to bytes: inout [UInt8]) {
+    /// Appends the value as JSON (a string or a number; null for a number JSON cannot hold) to `bytes`.
+    package func appendJSON(to bytes: inout [UInt8]) {
         switch self {
         case .text(let text): JSONText.appendString(text, to: &bytes)
         case .integer(let number): JSONText.appendInteger(number, to: &bytes)
@@ -87,7 +90,7 @@ extension StoredValue {
 
 extension SearchExplanation {
     /// Appends the explanation's JSON object (as ``jsonObject``, keys sorted) to `bytes`.
-    func appendJSON(to bytes: inout [UInt8]) {
+    package func appendJSON(to bytes: inout [UInt8]) {
         JSONText.appendRaw("{\"added_terms\":[", to: &bytes)
         for (index, added) in addedTerms.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
