@@ -25,6 +25,14 @@ public struct IndexStatus: Sendable, Hashable {
     public var checkpoints: [HistoryPosition]
     /// When the index was last committed.
     public var updatedAt: Date?
+    /// Every shard, in order, with what it holds or why it cannot be read; empty for an index written as one
+    /// database. When a shard placed on a server cannot be reached, the status still answers: that shard carries
+    /// the problem, ``documents`` counts the others, ``token`` is nil (the index's token is the smallest of the
+    /// shards') and ``pendingTransactions`` counts from the indexer's position in the store.
+    public var shards: [ShardStatus] = []
+
+    /// The shards that could not be read, by name (`HOST:PORT`).
+    public var unavailableShards: [String] { shards.filter { !$0.isAvailable }.map(\.name) }
 
     /// Reads the status without taking the writer lock: it works while an indexer runs.
     ///
@@ -38,18 +46,37 @@ public struct IndexStatus: Sendable, Hashable {
         storeToken = try store.currentToken()
         oldestHistoryToken = try store.oldestToken()
         checkpoints = try store.positions()
+        var tokenKnown = true
         if let layout = directory.liveLayout(), layout.isPlaced {
-            do {
-                let database = try layout.openCombined().database
-                let metadata = try IndexMetadata(reading: database.metadata(forKey:))
-                exists = true
-                documents = try database.documentCount()
-                token = try layout.committedToken()
-                fingerprint = metadata.fingerprint
-                updatedAt = metadata.updatedAt
-            } catch let error as XapianError {
-                throw SearchError.reading(error, path: index)
+            var metadata: IndexMetadata?
+            for shard in 0..<layout.count {
+                var status = ShardStatus(name: layout.shardName(shard), location: layout.locations?[shard].description)
+                do {
+                    let database = try layout.openReader(shard)
+                    let shardMetadata = try IndexMetadata(reading: database.metadata(forKey:))
+                    status.documents = try database.documentCount()
+                    status.token = shardMetadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
+                    metadata = metadata ?? shardMetadata
+                } catch let error as SearchError {
+                    switch error {
+                    case .shardUnavailable, .shardIdentityChanged: status.problem = error.description
+                    default: throw error
+                    }
+                } catch let error as XapianError {
+                    guard case let .shardUnavailable(_, reason) = ShardLayout.naming(error, shard: status.name) as? SearchError else {
+                        throw SearchError.reading(error, path: index)
+                    }
+                    status.problem = SearchError.shardUnavailable(shard: status.name, reason: reason).description
+                }
+                shards.append(status)
             }
+            exists = true
+            documents = shards.compactMap(\.documents).reduce(0, +)
+            tokenKnown = !shards.contains { !$0.isAvailable }
+            let tokens = shards.map { $0.token?.rawValue ?? 0 }
+            token = tokenKnown && (tokens.min() ?? 0) > 0 ? HistoryToken(rawValue: tokens.min()!) : nil
+            fingerprint = metadata?.fingerprint
+            updatedAt = metadata?.updatedAt
         } else if let generation = directory.liveGeneration {
             do {
                 let generationPath = directory.generationPath(generation)
@@ -60,6 +87,12 @@ public struct IndexStatus: Sendable, Hashable {
                 // Each shard commits its own token; the index reflects the history up to the smallest.
                 if let layout = ShardLayout.read(generationPath: generationPath) {
                     token = try layout.committedToken()
+                    shards = try (0..<layout.count).map { shard in
+                        let database = try layout.openReader(shard)
+                        let shardMetadata = try IndexMetadata(reading: database.metadata(forKey:))
+                        return ShardStatus(name: layout.shardName(shard), documents: try database.documentCount(),
+                                           token: shardMetadata.token.flatMap { $0.rawValue > 0 ? $0 : nil })
+                    }
                 } else {
                     token = metadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
                 }
@@ -76,8 +109,10 @@ public struct IndexStatus: Sendable, Hashable {
             updatedAt = nil
         }
         if exists {
+            // With a shard unreadable, the indexer's position is what every shard is known to have committed.
+            let from = tokenKnown ? token : checkpoints.first { $0.author == configuration.indexer.author }?.token
             do {
-                pendingTransactions = try store.countHistory(HistoryRequest.after(token))
+                pendingTransactions = try store.countHistory(HistoryRequest.after(from))
             } catch is HistoryError {
                 // History after the index's token was purged: the next update rebuilds; count what is there.
                 pendingTransactions = try store.countHistory(HistoryRequest.allRetained)
@@ -89,7 +124,7 @@ public struct IndexStatus: Sendable, Hashable {
 
     /// The JSON object of `spotlite index status --json`.
     public var jsonObject: [String: Any] {
-        [
+        var object: [String: Any] = [
             "index": index,
             "documents": documents,
             "token": token?.rawValue ?? 0,
@@ -102,5 +137,11 @@ public struct IndexStatus: Sendable, Hashable {
                  "timestamp": ISO8601.string(from: position.timestamp)] as [String: Any]
             },
         ]
+        if !shards.isEmpty {
+            object["shards"] = shards.map(\.jsonObject)
+            object["unavailable_shards"] = unavailableShards
+        }
+        if !shards.isEmpty && !unavailableShards.isEmpty { object["token"] = NSNull() }
+        return object
     }
 }
