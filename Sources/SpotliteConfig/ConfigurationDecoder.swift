@@ -59,6 +59,11 @@ struct ConfigurationDecoder {
     private func decodeShards(_ document: Table) throws(ConfigurationError) -> IndexShards? {
         guard let value = document.table["shards"] else { return nil }
         if let count = value.int { return .count(count) }
+        if let array = value.array, let position = array.firstIndex(where: { $0.int != nil }) {
+            // `shards = [3, "tcp://…"]`: a count and locations mixed.
+            throw error(at: document.path.appending("shards"), .wrongType,
+                        "expected either a count alone (shards = 3) or a list of locations, each a path or \"tcp://HOST:PORT\"; found the number \(array[position].int!) at position \(position + 1) of the list; write the count alone, or one location per shard")
+        }
         guard value.array != nil,
               let texts = try strings(document, "shards", expected: Expectation.shardLocation) else {
             throw typeError(document, "shards", expected: Expectation.shards, found: value)
