@@ -9,7 +9,8 @@ struct ConfigurationDecoder {
     let source: String
     let order: TOMLKeyOrder
 
-    private static let rootKeys = ["store", "index", "shards", "history", "indexer", "entities", "model", "search"]
+    private static let rootKeys = ["store", "index", "shards", "history", "indexer", "entities", "model", "search", "remote"]
+    private static let remoteKeys = ["connect_timeout", "timeout"]
     private static let historyKeys = [
         "authors", "batch_authors", "mirror_authors", "deliver_unattributed", "maximum_duration", "clean",
     ]
@@ -33,6 +34,9 @@ struct ConfigurationDecoder {
         }
         if let shards = try decodeShards(document) {
             configuration.shards = shards
+        }
+        if let remote = try table(document, "remote", expected: "a table ([remote])") {
+            configuration.remote = try decodeRemote(remote)
         }
         if let history = try table(document, "history", expected: "a table ([history])") {
             configuration.history = try decodeHistory(history)
@@ -124,6 +128,19 @@ struct ConfigurationDecoder {
         case (nil, nil):
             throw error(at: path, .missingKey, "expected \(Expectation.deletionSchedule); found an empty table")
         }
+    }
+
+    private func decodeRemote(_ remote: Table) throws(ConfigurationError) -> RemoteConfiguration {
+        try checkKeys(of: remote, known: Self.remoteKeys)
+        var result = RemoteConfiguration()
+        for key in Self.remoteKeys {
+            guard let text = try string(remote, key, expected: Expectation.timeout) else { continue }
+            guard let duration = DurationText.parseTimeout(text) else {
+                throw error(at: remote.path.appending(key), .invalidValue, "expected \(Expectation.timeout); found \(ConfigurationKeyPath.quoted(text))")
+            }
+            if key == "timeout" { result.timeout = duration } else { result.connectTimeout = duration }
+        }
+        return result
     }
 
     private func decodeIndexer(_ indexer: Table) throws(ConfigurationError) -> IndexerConfiguration {

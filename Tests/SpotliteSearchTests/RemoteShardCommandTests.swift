@@ -117,7 +117,7 @@ struct RemoteShardCommandTests {
     @Test("`index replicate serve` refuses an index whose shards are placed on servers, in one line")
     func replicateServeRefusesPlacedShards() async throws {
         let (shards, spotlite) = try await built(20)
-        let port = try XapianTcpServer.freePort()
+        let port = try LoopbackPort.free()
         let serve = try RunningChild(spotlite, ["index", "replicate", "serve", "--config", shards.sandbox.configurationPath,
                                                 "--host", "127.0.0.1", "--port", String(port)])
         let status = await serve.waitForExit(timeout: .seconds(60))

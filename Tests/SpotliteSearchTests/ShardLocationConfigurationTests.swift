@@ -70,4 +70,48 @@ struct ShardLocationConfigurationTests {
         configuration.shards = .locations([.remote(host: "10.0.0.5", port: 65535)])
         try configuration.validate()
     }
+
+    @Test func remoteTimeoutsDefaultAndLoad() throws {
+        #expect(try load("1").remote == RemoteConfiguration(connectTimeout: .seconds(5), timeout: .seconds(30)))
+        let configuration = try SpotliteConfiguration(
+            tomlString: ConfigurationTestSupport.package(before: "[remote]\nconnect_timeout = \"2s\"\ntimeout = \"750ms\"\n"),
+            source: "config/test.toml", baseDirectory: "/base")
+        #expect(configuration.remote == RemoteConfiguration(connectTimeout: .seconds(2), timeout: .milliseconds(750)))
+        let minutes = try SpotliteConfiguration(
+            tomlString: ConfigurationTestSupport.package(before: "[remote]\ntimeout = \"1h\"\n"), source: "config/test.toml")
+        #expect(minutes.remote.timeout == .seconds(3600) && minutes.remote.connectTimeout == .seconds(5))
+    }
+
+    static let refusedTimeouts: [(label: String, table: String, key: String, fragments: [String])] = [
+        ("zero", #"timeout = "0s""#, "remote.timeout", ["found \"0s\"", "from 1ms to 1h"]),
+        ("zero milliseconds", #"connect_timeout = "0ms""#, "remote.connect_timeout", ["found \"0ms\""]),
+        ("over an hour", #"timeout = "2h""#, "remote.timeout", ["found 2h", "from 1ms to 1h"]),
+        ("days", #"connect_timeout = "1d""#, "remote.connect_timeout", ["found 1d"]),
+        ("no unit", #"timeout = "30""#, "remote.timeout", ["found \"30\"", "e.g. \"5s\" or \"500ms\""]),
+        ("a number", "timeout = 30", "remote.timeout", ["found 30"]),
+        ("a fraction", #"timeout = "1.5s""#, "remote.timeout", ["found \"1.5s\""]),
+        ("an unknown key", #"retries = 3"#, "remote.retries", ["known keys are connect_timeout, timeout"]),
+    ]
+
+    @Test("a bad timeout is refused at load time naming [remote]'s key", arguments: refusedTimeouts.indices)
+    func badTimeout(_ index: Int) throws {
+        let (label, table, key, fragments) = Self.refusedTimeouts[index]
+        let error = try #require(ConfigurationTestSupport.error(
+            parsing: ConfigurationTestSupport.package(before: "[remote]\n\(table)\n"), source: "config/test.toml"), "\(label)")
+        #expect(error.keyPath == key, "\(label): \(error)")
+        #expect(error.description.hasPrefix("config/test.toml: \(key): "), "\(label): \(error)")
+        for fragment in fragments {
+            #expect(error.description.contains(fragment), "\(label): \(error) lacks \(fragment)")
+        }
+    }
+
+    @Test func timeoutsBuiltInSwiftAreCheckedTheSameWay() throws {
+        var configuration = try load("1")
+        configuration.remote.timeout = .zero
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        configuration.remote.timeout = .seconds(3601)
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        configuration.remote.timeout = .milliseconds(1)
+        try configuration.validate()
+    }
 }

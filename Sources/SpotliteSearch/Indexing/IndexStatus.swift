@@ -25,10 +25,10 @@ public struct IndexStatus: Sendable, Hashable {
     public var checkpoints: [HistoryPosition]
     /// When the index was last committed.
     public var updatedAt: Date?
-    /// Every shard, in order, with what it holds or why it cannot be read; empty for an index written as one
-    /// database. When a shard placed on a server cannot be reached, the status still answers: that shard carries
-    /// the problem, ``documents`` counts the others, ``token`` is nil (the index's token is the smallest of the
-    /// shards') and ``pendingTransactions`` counts from the indexer's position in the store.
+    /// Every shard placed at a location (`shards = ["tcp://HOST:PORT", …]`), in order, with what it holds or why it
+    /// cannot be read; empty for shards in the index directory. When a shard cannot be reached, the status still
+    /// answers: that shard carries the problem, ``documents`` counts the others, ``token`` is nil (the index's token
+    /// is the smallest of the shards') and ``pendingTransactions`` counts from the indexer's position in the store.
     public var shards: [ShardStatus] = []
 
     /// The shards that could not be read, by name (`HOST:PORT`).
@@ -41,7 +41,7 @@ public struct IndexStatus: Sendable, Hashable {
     public init(store: SpotliteStore, configuration: SpotliteConfiguration, indexPath: String? = nil) throws {
         let schema = try IndexSchema(configuration: configuration)
         index = indexPath ?? configuration.indexPath
-        let directory = IndexDirectory(path: index)
+        let directory = IndexDirectory(path: index, remote: configuration.remote)
         configurationFingerprint = schema.fingerprint
         storeToken = try store.currentToken()
         oldestHistoryToken = try store.oldestToken()
@@ -87,12 +87,6 @@ public struct IndexStatus: Sendable, Hashable {
                 // Each shard commits its own token; the index reflects the history up to the smallest.
                 if let layout = ShardLayout.read(generationPath: generationPath) {
                     token = try layout.committedToken()
-                    shards = try (0..<layout.count).map { shard in
-                        let database = try layout.openReader(shard)
-                        let shardMetadata = try IndexMetadata(reading: database.metadata(forKey:))
-                        return ShardStatus(name: layout.shardName(shard), documents: try database.documentCount(),
-                                           token: shardMetadata.token.flatMap { $0.rawValue > 0 ? $0 : nil })
-                    }
                 } else {
                     token = metadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
                 }

@@ -101,7 +101,7 @@ public actor SpotliteIndexer {
         self.indexPath = indexPath ?? configuration.indexPath
         self.coalescingDelay = coalescingDelay
         self.schema = try IndexSchema(configuration: configuration)
-        self.directory = IndexDirectory(path: self.indexPath)
+        self.directory = IndexDirectory(path: self.indexPath, remote: configuration.remote)
         self.provider = documentProvider
         self.logger = logger ?? Logger(label: "spotlite.indexer")
     }

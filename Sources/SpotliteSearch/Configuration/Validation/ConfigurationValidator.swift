@@ -11,6 +11,7 @@ struct ConfigurationValidator {
             throw error(at: ConfigurationKeyPath("shards"), .invalidValue, "expected \(Expectation.shards); found \(count)")
         }
         if let locations = configuration.shards.locations { try validateShardLocations(locations, indexPath: configuration.indexPath, storePath: configuration.storePath) }
+        try validateRemote(configuration.remote)
         try validateHistory(configuration.history, indexerAuthor: configuration.indexer.author)
         try validateIndexer(configuration.indexer)
         try validateSearch(configuration.ranking)
@@ -168,6 +169,15 @@ struct ConfigurationValidator {
         let isTrimmed = author.first?.isWhitespace == false && author.last?.isWhitespace == false
         let hasControl = author.unicodeScalars.contains { $0.properties.generalCategory == .control }
         return isTrimmed && !hasControl ? nil : "expected \(Expectation.authorName); found \(ConfigurationKeyPath.quoted(author))"
+    }
+
+    /// Both timeouts from a millisecond to an hour: zero would wait for ever on a hung server.
+    private func validateRemote(_ remote: RemoteConfiguration) throws(ConfigurationError) {
+        let path = ConfigurationKeyPath("remote")
+        for (key, value) in [("connect_timeout", remote.connectTimeout), ("timeout", remote.timeout)]
+        where value < .milliseconds(1) || value > RemoteConfiguration.maximumTimeout {
+            throw error(at: path.appending(key), .invalidValue, "expected \(Expectation.timeout); found \(DurationText.formatTimeout(value))")
+        }
     }
 
     private func validateIndexer(_ indexer: IndexerConfiguration) throws(ConfigurationError) {
