@@ -77,7 +77,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Crash, concurrency, bad-input and resource suites (`make stress`; quick versions run in `make test`).
+        // Crash, concurrency, bad-input, correctness, remote-shard and resource suites (`make stress`; quick versions run in `make test`).
         .executableTarget(
             name: "spotlite-reliability",
             dependencies: [
