@@ -144,15 +144,7 @@ extension SpotliteIndexer {
                                              writeHook: documentWriteHook, commitHook: shardCommitHook)
             do {
                 (token, indexed) = try indexSnapshot(into: writers)
-                var metadata: [(key: String, value: String)] = [
-                    (IndexMetadata.storeIDKey, store.storeID),
-                    (IndexMetadata.fingerprintKey, schema.fingerprint),
-                    (IndexMetadata.descriptionKey, configuration.indexDescription),
-                    (IndexMetadata.formatKey, IndexMetadata.format),
-                    (IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970)),
-                ]
-                if let modelVersion { metadata.append((IndexMetadata.modelVersionKey, modelVersion.description)) }
-                metadata.append((IndexMetadata.captureGapKey, String(captureGap)))
+                let metadata = rebuildMetadata(modelVersion: modelVersion, captureGap: captureGap, clearingAbsent: false)
                 try writers.commit(metadata: metadata, checkpoint: IndexCheckpoint(token: token))
             } catch {
                 try? writers.close()
@@ -170,12 +162,7 @@ extension SpotliteIndexer {
         // An index whose shards were placed at locations before: the stub is live now, the map is no longer.
         if unlink(ShardMap.path(in: directory)) == 0 { StubFile.syncDirectory(containing: directory.stubPath) }
         directory.removeStaleGenerations()
-        advancePosition(to: token)
-        summary.rebuilt = true
-        summary.reason = reason
-        summary.indexed += indexed
-        summary.token = token
-        postCommit(token: token, summary: summary)
+        finishRebuild(token: token, indexed: indexed, reason: reason, into: &summary)
     }
 
     /// Rebuilds shards placed at `locations` (remote servers or fixed paths) in place, while searches keep answering
@@ -201,16 +188,8 @@ extension SpotliteIndexer {
                                              tagTerm: layout.tagTerm, checkIdentity: false)
             do {
                 (token, indexed) = try indexSnapshot(into: writers, fresh: false)
-                var metadata: [(key: String, value: String)] = [
-                    (IndexMetadata.storeIDKey, store.storeID),
-                    (IndexMetadata.fingerprintKey, schema.fingerprint),
-                    (IndexMetadata.descriptionKey, configuration.indexDescription),
-                    (IndexMetadata.formatKey, IndexMetadata.format),
-                    (IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970)),
-                    (IndexMetadata.captureGapKey, String(captureGap)),
-                ]
                 // Keys absent from this build are emptied (deleted), since the shards keep their old metadata.
-                metadata.append((IndexMetadata.modelVersionKey, modelVersion?.description ?? ""))
+                let metadata = rebuildMetadata(modelVersion: modelVersion, captureGap: captureGap, clearingAbsent: true)
                 // The checkpoint between transactions also clears a change id left inside one by an earlier update.
                 try writers.commit(metadata: metadata, checkpoint: IndexCheckpoint(token: token),
                                    sweepKeeping: layout.tagTerm)
@@ -229,6 +208,32 @@ extension SpotliteIndexer {
         // A local index the shards replace: searches follow the map now; its generations go.
         if unlink(directory.stubPath) == 0 { StubFile.syncDirectory(containing: directory.stubPath) }
         directory.removeStaleGenerations()
+        finishRebuild(token: token, indexed: indexed, reason: reason, into: &summary)
+    }
+
+    /// The metadata every shard of a rebuilt index commits with its snapshot's checkpoint. `clearingAbsent` writes
+    /// an empty value for a key this build does not set (shards rebuilt in place keep their earlier metadata).
+    private func rebuildMetadata(modelVersion: ModelVersionID?, captureGap: Int,
+                                 clearingAbsent: Bool) -> [(key: String, value: String)] {
+        var metadata: [(key: String, value: String)] = [
+            (IndexMetadata.storeIDKey, store.storeID),
+            (IndexMetadata.fingerprintKey, schema.fingerprint),
+            (IndexMetadata.descriptionKey, configuration.indexDescription),
+            (IndexMetadata.formatKey, IndexMetadata.format),
+            (IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970)),
+            (IndexMetadata.captureGapKey, String(captureGap)),
+        ]
+        if let modelVersion {
+            metadata.append((IndexMetadata.modelVersionKey, modelVersion.description))
+        } else if clearingAbsent {
+            metadata.append((IndexMetadata.modelVersionKey, ""))
+        }
+        return metadata
+    }
+
+    /// Makes a rebuild that just went live known: the store position, the update's summary, and ``indexUpdates()``.
+    private func finishRebuild(token: HistoryToken?, indexed: Int, reason: String,
+                               into summary: inout IndexUpdateSummary) {
         advancePosition(to: token)
         summary.rebuilt = true
         summary.reason = reason

@@ -34,4 +34,11 @@ public struct HistoryBatch<Document: Sendable>: Sendable {
     /// Where the consumer's position goes once the batch is applied; nil when it does not move (the batch is part of
     /// a transaction or a snapshot that continues in the next batch).
     public var position: HistoryToken?
+    /// Where the consumer stands once the batch is applied, inside a transaction delivered in pieces too: the
+    /// checkpoint a consumer with its own ``HistoryConsumer/resumePoint()`` commits with the batch's data. Nil for
+    /// the batches of a snapshot but its last (a snapshot cut short starts over).
+    ///
+    /// A consumer with its own resume point also gets batches without records when the filter left out
+    /// everything read, so that its checkpoint keeps up with the store.
+    public var cursor: HistoryCursor?
 }

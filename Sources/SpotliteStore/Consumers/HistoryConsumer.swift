@@ -70,13 +70,90 @@ public protocol HistoryConsumer: HistoryPositionHolder {
     func document(for record: RecordID, in db: Database) throws -> Document?
 
     /// Applies one batch. The position moves past it only once this returns; a throw leaves it, and the batch is
-    /// delivered again (after a growing delay in live mode).
+    /// delivered again (after a growing delay in live mode). When it returns, the batch must be applied for good:
+    /// the driver saves the position in the store next, and cleanup may then delete the history before it.
     func apply(_ batch: HistoryBatch<Document>) async throws
+
+    // MARK: Optional hooks
+
+    /// Whether a change the ``filter`` selected matters to the consumer: a change it leaves out still comes in
+    /// ``HistoryBatch/transactions`` but brings no record to the batch (a search index leaves out updates of
+    /// columns it does not index). By default every change matters.
+    func includes(_ change: HistoryChange) -> Bool
+
+    /// The current documents of `records`, in the same order (nil for a record to treat as absent). Called once
+    /// per batch, so a consumer can read many rows with one query; by default ``document(for:in:)`` for each.
+    func documents(for records: [RecordID], in db: Database) throws -> [Document?]
+
+    /// Other records whose documents depend on `records` (the records a batch changed), delivered in the same
+    /// batch as upserts (or deletions, when their document is nil): a parent whose document includes its
+    /// children's titles must follow a child's change. By default none.
+    func relatedRecords(of records: [RecordID], in db: Database) throws -> [RecordID]
+
+    /// Where the consumer resumes, read at the start of every round. A consumer that commits its own checkpoint
+    /// with its data (``HistoryBatch/cursor``, in the same transaction) returns it here, so a crash between its
+    /// commit and the driver's save of the position can neither skip nor lose a batch; it may stop inside a
+    /// transaction delivered in pieces and resume there. By default ``HistoryResumePoint/savedPosition``: the
+    /// position the driver saves in the store.
+    ///
+    /// With a checkpoint of its own, the position the driver saves in the store (what cleanup waits for) follows
+    /// this checkpoint, read again after each batch and after ``flush()``: ``apply(_:)`` may then return while its
+    /// commit is still in flight (to read the next batch meanwhile), as long as the checkpoint says only what is
+    /// committed.
+    func resumePoint() async throws -> HistoryResumePoint
+
+    /// Makes everything applied so far durable: called when a round has applied its last batch, and before a
+    /// resynchronisation. A consumer whose ``apply(_:)`` returns with a commit in flight waits for it here. By
+    /// default nothing.
+    func flush() async throws
+
+    /// Why the consumer must be resynchronised from the rows rather than given the history after `cursor`, asked
+    /// at the start of every round: say a backlog bigger than rebuilding costs, or data the consumer cannot use.
+    /// By default nil: never.
+    func resynchronizationReason(resumingAfter cursor: HistoryCursor) async throws -> String?
+
+    /// Brings what the consumer holds in line with the store's current rows, because history cannot: `reason`
+    /// says why. Return ``HistoryResynchronization/deliverSnapshot`` (the default) to receive every current
+    /// record of the filter's entities through ``apply(_:)`` as ``HistoryBatch/Kind/snapshot`` batches, or rebuild
+    /// on your own (read the rows in one read transaction, note its token, build beside what you hold, switch
+    /// atomically) and return ``HistoryResynchronization/completed(through:)`` with that token; the driver then
+    /// delivers the history after it.
+    func resynchronize(because reason: HistoryResynchronizationReason, from store: SpotliteStore) async throws
+        -> HistoryResynchronization
 }
 
 extension HistoryConsumer {
     /// Everything.
     public var filter: HistoryRequest { HistoryRequest() }
+
+    /// Every change matters.
+    public func includes(_ change: HistoryChange) -> Bool { true }
+
+    /// ``document(for:in:)`` for each record.
+    ///
+    /// - Throws: what ``document(for:in:)`` throws.
+    public func documents(for records: [RecordID], in db: Database) throws -> [Document?] {
+        try records.map { try document(for: $0, in: db) }
+    }
+
+    /// None.
+    public func relatedRecords(of records: [RecordID], in db: Database) throws -> [RecordID] { [] }
+
+    /// ``HistoryResumePoint/savedPosition``.
+    public func resumePoint() async throws -> HistoryResumePoint { .savedPosition }
+
+    /// Nothing: ``apply(_:)`` returns once its batch is applied for good.
+    public func flush() async throws {}
+
+    /// Never.
+    public func resynchronizationReason(resumingAfter cursor: HistoryCursor) async throws -> String? { nil }
+
+    /// ``HistoryResynchronization/deliverSnapshot``.
+    public func resynchronize(because reason: HistoryResynchronizationReason, from store: SpotliteStore) async throws
+        -> HistoryResynchronization
+    {
+        .deliverSnapshot
+    }
 }
 
 extension HistoryConsumer where Document == [String: DatabaseValue] {

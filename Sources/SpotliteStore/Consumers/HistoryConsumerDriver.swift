@@ -145,25 +145,49 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
 
     /// Applies everything pending now and returns what the round did; waits for the rounds queued before it first.
     /// A round that started runs to its end even if the caller is cancelled; one still waiting its turn then never
-    /// starts.
+    /// starts. The consumer is resynchronised from the rows first when it holds nothing yet (a
+    /// ``HistoryConsumerStart/snapshot`` start), when it asks (``HistoryConsumer/resynchronizationReason(resumingAfter:)``),
+    /// or when the history it needs was deleted.
     ///
     /// - Throws: what ``HistoryConsumer/apply(_:)`` or the store threw; the position stays after the last applied
-    ///   batch. ``HistoryError/expiredToken(requested:purgedThrough:)`` cannot escape: the driver reads a snapshot.
+    ///   batch. ``HistoryError/expiredToken(requested:purgedThrough:)`` only when history was deleted again right
+    ///   after each of two resynchronisations in the round (cleanup outpaces the consumer).
     ///   `CancellationError` when the caller was cancelled before the round started.
     @discardableResult
     public func processPending() async throws -> HistoryConsumerRound {
-        let round = QueuedRound(after: lastRound) { try await self.runRound() }
+        try await queueRound(resynchronizing: nil)
+    }
+
+    /// Resynchronises the consumer from the store's rows (``HistoryConsumer/resynchronize(because:from:)``: by
+    /// default every current record through ``HistoryConsumer/apply(_:)``), then applies the history committed
+    /// since: the "reindex everything" an app offers. The round's ``HistoryConsumerRound/resynchronization`` is
+    /// ``HistoryResynchronizationReason/requested(_:)`` with `reason`. Queued like ``processPending()``.
+    ///
+    /// - Throws: the errors of ``processPending()``.
+    @discardableResult
+    public func resynchronize(reason: String) async throws -> HistoryConsumerRound {
+        try await queueRound(resynchronizing: .requested(reason))
+    }
+
+    private func queueRound(resynchronizing reason: HistoryResynchronizationReason?) async throws
+        -> HistoryConsumerRound
+    {
+        let round = QueuedRound(after: lastRound) { try await self.runRound(resynchronizing: reason) }
         lastRound = round
         return try await round.value
     }
 
-    private func runRound() async throws -> HistoryConsumerRound {
+    private func runRound(resynchronizing reason: HistoryResynchronizationReason?) async throws -> HistoryConsumerRound {
         var round = HistoryConsumerRound()
         do {
-            try await deliverPending(into: &round)
+            try await deliverPending(into: &round, resynchronizing: reason)
         } catch {
             lastError = error
-            logger.error("\(consumer.consumerName): applying history failed, the position stays at \(round.position.map { "\($0)" } ?? "none"): \(error)")
+            if error is CancellationError {
+                logger.info("\(consumer.consumerName): the round was stopped; the position stays at \(round.position.map { "\($0)" } ?? "none")")
+            } else {
+                logger.error("\(consumer.consumerName): applying history failed, the position stays at \(round.position.map { "\($0)" } ?? "none"): \(error)")
+            }
             events.send(.failed(error))
             throw error
         }
@@ -182,31 +206,66 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
         await withCheckedContinuation { waiters.append((token, $0)) }
     }
 
-    private func deliverPending(into round: inout HistoryConsumerRound) async throws {
+    /// How many resynchronisations one round attempts: history deleted again right after one means cleanup
+    /// outpaces the consumer, which a third attempt would not change.
+    private static var maximumResynchronizations: Int { 2 }
+
+    private func deliverPending(into round: inout HistoryConsumerRound,
+                                resynchronizing forced: HistoryResynchronizationReason?) async throws {
         let name = consumer.consumerName
         let saved = try store.position(of: name)?.token
         round.position = saved
-        if cursor?.token != saved { cursor = HistoryCursor(token: saved) }
-        if saved == nil, startingPoint == .snapshot {
-            try await deliverSnapshot(into: &round)
+        var reason = forced
+        let ownsResumePoint: Bool
+        switch try await consumer.resumePoint() {
+        case .savedPosition:
+            ownsResumePoint = false
+            // Inside a transaction delivered in pieces, the cursor in memory is further than the saved position.
+            if cursor?.token != saved { cursor = HistoryCursor(token: saved) }
+            if saved == nil, startingPoint == .snapshot { reason = reason ?? .firstStart }
+        case .after(let checkpoint):
+            ownsResumePoint = true
+            cursor = checkpoint
+            // Behind the consumer (it committed, then the process died before the save) or ahead of it (its data was
+            // restored from an older copy): either way cleanup must keep what follows the consumer's checkpoint.
+            if let token = checkpoint.token, token != saved { try savePosition(token, into: &round) }
+        case .start:
+            ownsResumePoint = true
+            cursor = HistoryCursor(token: startingPoint == .now ? saved : nil)
+            if startingPoint == .snapshot { reason = reason ?? .firstStart }
         }
+        if reason == nil,
+           let asked = try await consumer.resynchronizationReason(resumingAfter: cursor ?? HistoryCursor(token: nil)) {
+            reason = .requested(asked)
+        }
+        var resynchronizations = 0
         while true {
+            if let why = reason {
+                resynchronizations += 1
+                try await resynchronize(because: why, into: &round)
+                reason = nil
+            }
             let page: HistoryChangePage
             do {
                 page = try store.fetchHistory(after: cursor ?? HistoryCursor(token: nil), matching: consumer.filter,
                                               maximumChanges: maximumChanges)
-            } catch let error as HistoryError {
-                guard case .expiredToken = error else { throw error }
+            } catch HistoryError.expiredToken(let requested, let purgedThrough) {
+                guard resynchronizations < Self.maximumResynchronizations else {
+                    throw HistoryError.expiredToken(requested: requested, purgedThrough: purgedThrough)
+                }
                 // The consumer missed deleted history: only the rows can tell what it holds wrong now.
-                logger.warning("\(name): \(error); reading a snapshot of the rows instead")
-                try await deliverSnapshot(into: &round)
+                let why = HistoryResynchronizationReason.historyDeleted(requested: requested, purgedThrough: purgedThrough)
+                logger.warning("\(name): \(why); resynchronising from the rows")
+                reason = why
                 continue
             }
             if page.passedOver > 0 {
                 logger.info("\(name): passed over \(page.passedOver) transactions that its filter leaves out")
             }
             round.passedOver += page.passedOver
-            if !page.transactions.isEmpty {
+            let moved = page.next != cursor
+            // A consumer keeping its own checkpoint hears of history its filter left out too, or it would lag forever.
+            if !page.transactions.isEmpty || (ownsResumePoint && moved) {
                 let batch = try batch(of: page)
                 try await consumer.apply(batch)
                 round.batches += 1
@@ -214,33 +273,64 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
                 round.upserts += batch.upserts.count
                 round.deletions += batch.deletions.count
             }
-            if let position = page.position, position != cursor?.token {
-                try store.saveConsumerPosition(position, for: name)
-                round.position = position
-                resumeWaiters(through: position)
+            if ownsResumePoint {
+                try await followResumePoint(into: &round)
+            } else if let position = page.position, position != cursor?.token {
+                try savePosition(position, into: &round)
             }
-            let moved = page.next != cursor
             cursor = page.next
-            if page.isComplete || !moved { return }
+            if page.isComplete || !moved {
+                try await consumer.flush()
+                if ownsResumePoint { try await followResumePoint(into: &round) }
+                return
+            }
         }
     }
 
+    /// Saves the token of the consumer's own checkpoint as its position, when it moved: the position follows what
+    /// the consumer has committed, never what it was merely handed.
+    private func followResumePoint(into round: inout HistoryConsumerRound) async throws {
+        guard case .after(let checkpoint) = try await consumer.resumePoint(), let token = checkpoint.token,
+              token != round.position else { return }
+        try savePosition(token, into: &round)
+    }
+
+    private func savePosition(_ token: HistoryToken, into round: inout HistoryConsumerRound) throws {
+        try store.saveConsumerPosition(token, for: consumer.consumerName)
+        round.position = token
+        resumeWaiters(through: token)
+    }
+
+    /// The changed records of `page` that the consumer includes, each once in change order (removed when its last
+    /// change is a delete), then their related records, with their current documents read in one snapshot.
     private func batch(of page: HistoryChangePage) throws -> HistoryBatch<Consumer.Document> {
-        var order: [RecordID] = []
-        var deleted: [RecordID: Bool] = [:]
+        var changed: [RecordID] = []
+        var isDeleted: [ExactRecordKey: Bool] = [:]
         for transaction in page.transactions {
-            for change in transaction.changes {
+            for change in transaction.changes where consumer.includes(change) {
                 let record = RecordID(entity: change.entity, key: change.key)
-                if deleted[record] == nil { order.append(record) }
-                deleted[record] = change.changeType == .delete
+                let identity = ExactRecordKey(record)
+                if isDeleted[identity] == nil { changed.append(record) }
+                isDeleted[identity] = change.changeType == .delete
             }
         }
         let consumer = self.consumer
         let (upserts, deletions) = try store.read { db in
+            var seen = Set(changed.map(ExactRecordKey.init))
+            let related = try consumer.relatedRecords(of: changed, in: db).filter { seen.insert(ExactRecordKey($0)).inserted }
+            let records = changed + related
+            let wanted = records.filter { isDeleted[ExactRecordKey($0)] != true }
+            let documents = try consumer.documents(for: wanted, in: db)
+            precondition(documents.count == wanted.count,
+                         "\(Consumer.self).documents(for:in:) returned \(documents.count) documents for \(wanted.count) records")
+            var found: [ExactRecordKey: Consumer.Document] = [:]
+            for (record, document) in zip(wanted, documents) {
+                if let document { found[ExactRecordKey(record)] = document }
+            }
             var upserts: [HistoryBatch<Consumer.Document>.Upsert] = []
             var deletions: [RecordID] = []
-            for record in order {
-                if deleted[record] == false, let document = try consumer.document(for: record, in: db) {
+            for record in records {
+                if let document = found[ExactRecordKey(record)] {
                     upserts.append(.init(record: record, document: document))
                 } else {
                     deletions.append(record)
@@ -249,46 +339,66 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
             return (upserts, deletions)
         }
         return HistoryBatch(kind: .history, isFirstOfSnapshot: false, transactions: page.transactions,
-                            upserts: upserts, deletions: deletions, position: page.position)
+                            upserts: upserts, deletions: deletions, position: page.position, cursor: page.next)
     }
 
-    /// Delivers every current record of the filter's entities, then saves the position at the snapshot's token.
-    /// The rows are read a page at a time, each page in a snapshot of its own: a row changed meanwhile comes again
-    /// with the history after the token, read next.
-    private func deliverSnapshot(into round: inout HistoryConsumerRound) async throws {
-        let name = consumer.consumerName
+    /// Resynchronises the consumer (its own way, or through a snapshot of the rows), then saves the position at
+    /// the token the result reflects; the history after it comes next.
+    private func resynchronize(because reason: HistoryResynchronizationReason,
+                               into round: inout HistoryConsumerRound) async throws {
+        logger.info("\(consumer.consumerName): resynchronising from the rows: \(reason)")
+        try await consumer.flush()
+        round.snapshot = true
+        round.resynchronization = reason
+        let token: HistoryToken?
+        switch try await consumer.resynchronize(because: reason, from: store) {
+        case .deliverSnapshot:
+            token = try await deliverSnapshot(into: &round)
+        case .completed(let through):
+            token = through
+        }
+        if let token { try savePosition(token, into: &round) }
+        cursor = HistoryCursor(token: token)
+    }
+
+    /// Delivers every current record of the filter's entities and returns the token read before the rows. The
+    /// rows are read a page at a time, each page in a snapshot of its own: a row changed meanwhile comes again
+    /// with the history after the token. A page is applied once the next one is read, so that the last batch,
+    /// known as such, carries the token as its position and cursor.
+    private func deliverSnapshot(into round: inout HistoryConsumerRound) async throws -> HistoryToken? {
         let token = try store.currentToken()
         let entities = store.model.entities.filter { consumer.filter.entities?.contains($0.name) ?? true }
-        var first = true
-        round.snapshot = true
+        var isFirst = true
+        var delivered = 0
+        var held: [HistoryBatch<Consumer.Document>.Upsert]?
         for entity in entities {
             var after: DatabaseValue?
             repeat {
                 let (upserts, last) = try snapshotPage(of: entity, after: after)
                 if !upserts.isEmpty {
-                    try await consumer.apply(HistoryBatch(
-                        kind: .snapshot, isFirstOfSnapshot: first, transactions: [], upserts: upserts, deletions: [],
-                        position: nil))
-                    first = false
-                    round.batches += 1
-                    round.upserts += upserts.count
+                    if let previous = held {
+                        try await consumer.apply(HistoryBatch(
+                            kind: .snapshot, isFirstOfSnapshot: isFirst, transactions: [], upserts: previous,
+                            deletions: [], position: nil, cursor: nil))
+                        isFirst = false
+                        round.batches += 1
+                        delivered += previous.count
+                    }
+                    held = upserts
                 }
                 after = last
             } while after != nil
         }
-        if first {
-            // No entity, or no record: the consumer must still learn that it holds nothing.
-            try await consumer.apply(HistoryBatch(
-                kind: .snapshot, isFirstOfSnapshot: true, transactions: [], upserts: [], deletions: [], position: nil))
-            round.batches += 1
-        }
-        if let token {
-            try store.saveConsumerPosition(token, for: name)
-            round.position = token
-            resumeWaiters(through: token)
-        }
-        cursor = HistoryCursor(token: token)
-        logger.info("\(name): delivered a snapshot of \(round.upserts) records at token \(token.map { "\($0)" } ?? "0")")
+        // Also with no record at all: the consumer must still learn that it holds nothing.
+        let last = held ?? []
+        try await consumer.apply(HistoryBatch(
+            kind: .snapshot, isFirstOfSnapshot: isFirst, transactions: [], upserts: last, deletions: [],
+            position: token, cursor: HistoryCursor(token: token)))
+        round.batches += 1
+        delivered += last.count
+        round.upserts += delivered
+        logger.info("\(consumer.consumerName): delivered a snapshot of \(delivered) records at token \(token.map { "\($0)" } ?? "0")")
+        return token
     }
 
     /// One page of an entity's records in key order after `after`, and the last key read (nil at the end).
@@ -307,12 +417,12 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
             }
             sql += " ORDER BY \(keyColumn) LIMIT \(pageSize)"
             let keys = try DatabaseValue.fetchAll(db, sql: sql, arguments: arguments)
-            var upserts: [HistoryBatch<Consumer.Document>.Upsert] = []
-            for key in keys {
-                let record = RecordID(entity: entity.name, key: key)
-                if let document = try consumer.document(for: record, in: db) {
-                    upserts.append(.init(record: record, document: document))
-                }
+            let records = keys.map { RecordID(entity: entity.name, key: $0) }
+            let documents = try consumer.documents(for: records, in: db)
+            precondition(documents.count == records.count,
+                         "\(Consumer.self).documents(for:in:) returned \(documents.count) documents for \(records.count) records")
+            let upserts = zip(records, documents).compactMap { record, document in
+                document.map { HistoryBatch<Consumer.Document>.Upsert(record: record, document: $0) }
             }
             return (upserts, keys.count < pageSize ? nil : keys.last)
         }

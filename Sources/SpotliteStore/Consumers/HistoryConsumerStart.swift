@@ -21,8 +21,11 @@ public struct HistoryConsumerRound: Sendable, Hashable {
     public var deletions = 0
     /// Transactions the consumer's filter left out, passed over.
     public var passedOver = 0
-    /// Whether the round read a snapshot of the rows (first start, or history deleted before the consumer read it).
+    /// Whether the round resynchronised the consumer from the rows (first start, history deleted before the
+    /// consumer read it, or a resynchronisation asked for): ``resynchronization`` says why.
     public var snapshot = false
+    /// Why the round resynchronised the consumer, or nil when it did not (the last reason when it did twice).
+    public var resynchronization: HistoryResynchronizationReason?
     /// The consumer's position after the round.
     public var position: HistoryToken?
 

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// One record of a store: the entity (table) and the key of its row.
@@ -24,5 +25,27 @@ public struct RecordID: Sendable, Hashable, CustomStringConvertible {
         var values: [String: DatabaseValue] = [:]
         for (column, value) in row { values[column] = value }
         return values
+    }
+}
+
+/// A record compared byte for byte. ``RecordID`` compares text keys as Swift strings, which are equal when they
+/// differ only in Unicode normalisation, while SQLite keeps such keys as different rows.
+struct ExactRecordKey: Hashable {
+    private enum Key: Hashable {
+        case null, integer(Int64), real(UInt64), text([UInt8]), blob(Data)
+    }
+
+    private let entity: [UInt8]
+    private let key: Key
+
+    init(_ record: RecordID) {
+        entity = Array(record.entity.utf8)
+        switch record.key.storage {
+        case .null: key = .null
+        case .int64(let value): key = .integer(value)
+        case .double(let value): key = .real(value.bitPattern)
+        case .string(let value): key = .text(Array(value.utf8))
+        case .blob(let value): key = .blob(value)
+        }
     }
 }
