@@ -203,6 +203,16 @@ auto read_retrying(cx_database &handle, unsigned max_retries, Body &&read) -> de
 
 constexpr unsigned default_max_retries = 5;
 
+/// The distinct free-text terms of `words` (starting with a lower-case letter, a digit or a non-ASCII byte), in
+/// query order: the words whose consecutive pairs the proximity boost looks for.
+std::vector<std::string> proximity_words(const Xapian::Query &words);
+
+/// `query` with the proximity boost of cx_query_with_proximity (pairs of consecutive free-text words of `words`
+/// as OP_NEAR subqueries, chained with OP_AND_MAYBE); `query` itself when `words` has fewer than two. `*pairs`
+/// (when not NULL) receives the number of pairs.
+Xapian::Query with_proximity(const Xapian::Query &query, const Xapian::Query &words, uint32_t window, double weight,
+                             size_t *pairs = nullptr);
+
 /// Copies out the data of the first document indexed by `unique_term` of a Database or WritableDatabase.
 template <typename Database>
 void document_data(Database &db, const std::string &unique_term, bool *found, char **out, size_t *out_len) {

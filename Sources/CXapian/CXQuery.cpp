@@ -21,6 +21,43 @@ bool is_combining_op(int op) {
 
 } // namespace
 
+namespace cx {
+
+std::vector<std::string> proximity_words(const Xapian::Query &words) {
+    std::vector<std::string> ordered;
+    for (Xapian::TermIterator term = words.get_terms_begin(); term != words.get_terms_end(); ++term) {
+        const std::string &word = *term;
+        auto first = static_cast<unsigned char>(word.empty() ? 0 : word[0]);
+        bool free_text = (first >= 'a' && first <= 'z') || (first >= '0' && first <= '9') || first >= 0x80;
+        if (free_text && std::find(ordered.begin(), ordered.end(), word) == ordered.end()) ordered.push_back(word);
+    }
+    return ordered;
+}
+
+Xapian::Query with_proximity(const Xapian::Query &query, const Xapian::Query &words, uint32_t window, double weight,
+                             size_t *pairs) {
+    if (pairs != nullptr) *pairs = 0;
+    if (window < 2) invalid_argument("a proximity window of " + std::to_string(window) + " positions is too small; use 2 or more");
+    if (!(weight > 0) || !std::isfinite(weight)) {
+        invalid_argument("proximity weight " + std::to_string(weight) + " must be a finite number above 0");
+    }
+    std::vector<std::string> ordered = proximity_words(words);
+    if (ordered.size() < 2) return query;
+    // Each pair is its own optional part: an OR of OP_NEAR subqueries weighs documents differently when the
+    // database has several shards (Xapian 1.4), a chain of AND_MAYBE does not.
+    double share = weight / double(ordered.size() - 1);
+    if (pairs != nullptr) *pairs = ordered.size() - 1;
+    Xapian::Query boosted = query;
+    for (size_t index = 0; index + 1 < ordered.size(); ++index) {
+        Xapian::Query pair[] = {Xapian::Query(ordered[index]), Xapian::Query(ordered[index + 1])};
+        Xapian::Query near(Xapian::Query::OP_NEAR, std::begin(pair), std::end(pair), window);
+        boosted = Xapian::Query(Xapian::Query::OP_AND_MAYBE, boosted, Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, near, share));
+    }
+    return boosted;
+}
+
+} // namespace cx
+
 extern "C" {
 
 cx_query *cx_query_new_term(const char *term, size_t term_len, cx_error **err) noexcept {
@@ -80,29 +117,7 @@ cx_query *cx_query_with_proximity(const cx_query *query, const cx_query *words, 
     return cx::guard(err, static_cast<cx_query *>(nullptr), [&] {
         cx::require(query, "query");
         cx::require(words, "words query");
-        if (window < 2) cx::invalid_argument("a proximity window of " + std::to_string(window) + " positions is too small; use 2 or more");
-        if (!(weight > 0) || !std::isfinite(weight)) {
-            cx::invalid_argument("proximity weight " + std::to_string(weight) + " must be a finite number above 0");
-        }
-        std::vector<std::string> ordered;
-        for (Xapian::TermIterator term = words->query.get_terms_begin(); term != words->query.get_terms_end(); ++term) {
-            const std::string &word = *term;
-            auto first = static_cast<unsigned char>(word.empty() ? 0 : word[0]);
-            bool free_text = (first >= 'a' && first <= 'z') || (first >= '0' && first <= '9') || first >= 0x80;
-            if (free_text && std::find(ordered.begin(), ordered.end(), word) == ordered.end()) ordered.push_back(word);
-        }
-        if (ordered.size() < 2) return new cx_query{query->query};
-        // Each pair is its own optional part: an OR of OP_NEAR subqueries weighs documents differently when the
-        // database has several shards (Xapian 1.4), a chain of AND_MAYBE does not.
-        double share = weight / double(ordered.size() - 1);
-        Xapian::Query boosted = query->query;
-        for (size_t index = 0; index + 1 < ordered.size(); ++index) {
-            Xapian::Query pair[] = {Xapian::Query(ordered[index]), Xapian::Query(ordered[index + 1])};
-            Xapian::Query near(Xapian::Query::OP_NEAR, std::begin(pair), std::end(pair), window);
-            boosted = Xapian::Query(Xapian::Query::OP_AND_MAYBE, boosted,
-                                    Xapian::Query(Xapian::Query::OP_SCALE_WEIGHT, near, share));
-        }
-        return new cx_query{boosted};
+        return new cx_query{cx::with_proximity(query->query, words->query, window, weight)};
     });
 }
 

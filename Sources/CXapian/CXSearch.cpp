@@ -129,20 +129,21 @@ void weighted_terms(const Xapian::Query &query, std::vector<std::string> &terms)
 }
 
 // Each matched term's part of each hit's weight: BM25 (with k2 = 0) adds up per term, so a one-term search
-// restricted to the hit gives that term's part; expansion terms are scaled as in the query.
+// restricted to the hit gives that term's part; expansion terms are scaled as in the query. `enquire` holds the
+// query without the proximity boost, whose terms are left out anyway.
 void explain_hits(Xapian::Database &db, Xapian::Enquire &enquire, const Xapian::Weight &weighting, cx_mset &result) {
     std::vector<std::string> counted;
     weighted_terms(enquire.get_query(), counted);
-    for (Xapian::MSetIterator hit = result.mset.begin(); hit != result.mset.end(); ++hit) {
+    for (const cx_hit &hit : result.hits) {
         std::vector<cx_hit_term> terms;
-        Xapian::Document document = hit.get_document();
-        for (Xapian::TermIterator term = enquire.get_matching_terms_begin(hit); term != enquire.get_matching_terms_end(hit);
-             ++term) {
+        Xapian::Document document = db.get_document(hit.docid);
+        for (Xapian::TermIterator term = enquire.get_matching_terms_begin(hit.docid);
+             term != enquire.get_matching_terms_end(hit.docid); ++term) {
             if (std::find(counted.begin(), counted.end(), *term) == counted.end()) continue;
             Xapian::Enquire single(db);
             single.set_query(Xapian::Query(*term));
             single.set_weighting_scheme(weighting);
-            OneDocumentDecider only(*hit, db.size(), document.get_data());
+            OneDocumentDecider only(hit.docid, db.size(), document.get_data());
             Xapian::MSet one = single.get_mset(0, 1, 0, nullptr, &only);
             double weight = one.empty() ? 0 : one.begin().get_weight();
             for (const auto &added : result.expansion) {
@@ -155,6 +156,125 @@ void explain_hits(Xapian::Database &db, Xapian::Enquire &enquire, const Xapian::
         }
         result.hit_terms.push_back(std::move(terms));
     }
+}
+
+// BM25 as Xapian 1.4's BM25Weight computes it for one term of a one-term query (wqf 1, k2 = 0, no relevance set),
+// from the combined database's statistics, so a sharded index gives what one database gives.
+class TermWeigher {
+public:
+    TermWeigher(const Xapian::Database &db, const cx_bm25_params &params)
+        : db_(db), params_(params), documents_(double(db.get_doccount())) {
+        double average = db.get_avlength();
+        length_factor_ = average > 0 ? 1 / average : 0;
+    }
+
+    double idf(const std::string &term) const {
+        double frequency = double(db_.get_termfreq(term));
+        double ratio = (documents_ - frequency + 0.5) / (frequency + 0.5);
+        // BM25Weight's guard against the negative weights of terms in more than half of the documents.
+        if (ratio < 2) ratio = ratio * 0.5 + 1;
+        // (k3 + 1) wqf / (k3 + wqf) is 1 for a word given once.
+        return std::log(ratio) * (params_.k1 + 1);
+    }
+
+    double weight(double idf, Xapian::termcount wdf, Xapian::termcount length) const {
+        if (wdf == 0) return 0;
+        double normalised = std::max(double(length) * length_factor_, params_.min_normlen);
+        double denominator = params_.k1 * (normalised * params_.b + (1 - params_.b)) + double(wdf);
+        return idf * (double(wdf) / denominator);
+    }
+
+private:
+    const Xapian::Database &db_;
+    cx_bm25_params params_;
+    double documents_;
+    double length_factor_ = 0;
+};
+
+// Whether some position of `left` and some position of `right` lie less than `window` apart (OP_NEAR of two terms).
+bool near(const std::vector<Xapian::termpos> &left, const std::vector<Xapian::termpos> &right, uint32_t window) {
+    size_t i = 0, j = 0;
+    while (i < left.size() && j < right.size()) {
+        Xapian::termpos a = left[i], b = right[j];
+        if ((a > b ? a - b : b - a) < window) return true;
+        if (a < b) ++i; else ++j;
+    }
+    return false;
+}
+
+// The order of a proximity-boosted search (see cx_proximity_options): the best `depth` matches of `base` get the
+// boost of each pair of consecutive query words found within the window: the pair's share of the weight times the
+// two words' BM25 weights in the document (what the pair's OP_NEAR subquery would add), and are sorted by that
+// weight (ties keep the base order); the rest of `base` follows as it is. Evaluating OP_NEAR pairs in the query
+// read the positions of every document holding two of the words, about 60 times the reads of the query itself on
+// the Debian catalogue; here the words' posting lists are read forward once over the `depth` documents, and their
+// positions only where both words of a pair are present.
+std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, const std::vector<std::string> &words,
+                             const cx_proximity_options &proximity, const cx_bm25_params &params) {
+    std::vector<cx_hit> order;
+    order.reserve(base.size());
+    for (Xapian::MSetIterator hit = base.begin(); hit != base.end(); ++hit) {
+        order.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});
+    }
+    size_t depth = std::min<size_t>(proximity.depth, order.size());
+    // Matches tied with the first one left out stay out too: among equal weights the order is by document id, which
+    // differs between a sharded index and one database, and the candidates must not.
+    auto tied = [](double left, double right) { return std::fabs(left - right) <= 1e-9 * std::max(1.0, std::fabs(left)); };
+    if (depth < order.size()) {
+        while (depth > 0 && tied(order[depth - 1].weight, order[depth].weight)) --depth;
+    }
+    if (depth == 0 || words.size() < 2) return order;
+
+    TermWeigher weigher(db, params);
+    double share = proximity.weight / double(words.size() - 1);
+    // The candidates in document order, so that each word's posting list is read forward once.
+    std::vector<size_t> by_docid(depth);
+    for (size_t index = 0; index < depth; ++index) by_docid[index] = index;
+    std::sort(by_docid.begin(), by_docid.end(),
+              [&](size_t left, size_t right) { return order[left].docid < order[right].docid; });
+    std::vector<double> idfs;
+    std::vector<Xapian::PostingIterator> postings;
+    for (const std::string &word : words) {
+        idfs.push_back(weigher.idf(word));
+        postings.push_back(db.postlist_begin(word));
+    }
+    std::vector<Xapian::termcount> wdfs(words.size());
+    std::vector<std::vector<Xapian::termpos>> positions(words.size());
+    for (size_t index : by_docid) {
+        Xapian::docid docid = order[index].docid;
+        Xapian::termcount length = 0;
+        for (size_t word = 0; word < words.size(); ++word) {
+            wdfs[word] = 0;
+            positions[word].clear();
+            Xapian::PostingIterator &posting = postings[word];
+            const Xapian::PostingIterator end;
+            if (posting == end) continue;
+            posting.skip_to(docid);
+            if (posting == end || *posting != docid) continue;
+            wdfs[word] = posting.get_wdf();
+            length = posting.get_doclength();
+        }
+        double boost = 0;
+        for (size_t pair = 0; pair + 1 < words.size(); ++pair) {
+            if (wdfs[pair] == 0 || wdfs[pair + 1] == 0) continue;
+            // Positions are read only for words whose neighbour is in the document too.
+            for (size_t word : {pair, pair + 1}) {
+                if (positions[word].empty()) {
+                    positions[word].assign(postings[word].positionlist_begin(), postings[word].positionlist_end());
+                }
+            }
+            if (!near(positions[pair], positions[pair + 1], proximity.window)) continue;
+            boost += share * (weigher.weight(idfs[pair], wdfs[pair], length) +
+                              weigher.weight(idfs[pair + 1], wdfs[pair + 1], length));
+        }
+        order[index].weight += boost;
+    }
+    // Equal weights keep the query's order (its rank), as Xapian orders them.
+    std::sort(order.begin(), order.begin() + std::ptrdiff_t(depth), [](const cx_hit &left, const cx_hit &right) {
+        return left.weight != right.weight ? left.weight > right.weight : left.rank < right.rank;
+    });
+    for (size_t index = 0; index < depth; ++index) order[index].rank = Xapian::doccount(index);
+    return order;
 }
 
 // One attempt at the whole search; a DatabaseModifiedError anywhere in it makes the caller reopen and retry,
@@ -195,13 +315,35 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
         feedback.set_weighting_scheme(weighting(options.bm25));
         enquire.set_query(expanded(feedback, query, *options.expansion, deadline.get(), *result));
     }
-    result->query_description = enquire.get_query().get_description();
-    result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least, nullptr, deadline.get());
-    if (options.explain) explain_hits(db, enquire, weighting(options.bm25), *result);
-    for (Xapian::MSetIterator hit = result->mset.begin(); hit != result->mset.end(); ++hit) {
-        result->hits.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});
-        result->data.push_back(hit.get_document().get_data());
+    const cx_proximity_options *proximity = options.sort == CX_SORT_RELEVANCE ? options.proximity : nullptr;
+    Xapian::Query boosted = enquire.get_query();
+    size_t pairs = 0;
+    if (proximity != nullptr) {
+        cx::require(proximity->words, "proximity words query");
+        boosted = cx::with_proximity(boosted, proximity->words->query, proximity->window, proximity->weight, &pairs);
     }
+    result->query_description = boosted.get_description();
+    if (pairs == 0 || options.offset >= proximity->depth) {
+        // Past the re-ranked matches the order is the query's own: no positions to read.
+        result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least, nullptr, deadline.get());
+        for (Xapian::MSetIterator hit = result->mset.begin(); hit != result->mset.end(); ++hit) {
+            result->hits.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});
+            result->data.push_back(hit.get_document().get_data());
+        }
+    } else {
+        uint32_t end = options.limit > UINT32_MAX - options.offset ? UINT32_MAX : options.offset + options.limit;
+        // One match past the depth, to see whether the last candidate is tied with the first one left out.
+        uint32_t fetched = std::max(end, proximity->depth == UINT32_MAX ? UINT32_MAX : proximity->depth + 1);
+        result->mset = enquire.get_mset(0, fetched, options.check_at_least, nullptr, deadline.get());
+        cx_bm25_params params = options.bm25 != nullptr ? *options.bm25 : cx_bm25_default_params();
+        std::vector<cx_hit> order = reranked(db, result->mset, cx::proximity_words(proximity->words->query), *proximity,
+                                             params);
+        for (size_t index = options.offset; index < order.size() && index < end; ++index) {
+            result->hits.push_back(order[index]);
+            result->data.push_back(db.get_document(order[index].docid).get_data());
+        }
+    }
+    if (options.explain) explain_hits(db, enquire, weighting(options.bm25), *result);
     for (const auto *spy : spies) {
         cx_mset_facet facet;
         for (Xapian::TermIterator value = spy->values_begin(); value != spy->values_end(); ++value) {
@@ -236,6 +378,10 @@ cx_mset *cx_database_search(cx_database *db, const cx_query *query, const cx_sea
             cx::invalid_argument("sorting by value needs a sort slot; cx_bad_valueno holds no values");
         }
         if (options->expansion != nullptr) require_valid(*options->expansion);
+        if (options->proximity != nullptr) {
+            cx::require(options->proximity->words, "proximity words query");
+            if (options->proximity->depth == 0) cx::invalid_argument("a proximity boost re-ranks at least 1 match; give a depth of 1 or more");
+        }
         if (options->facet_slot_count > 0 && options->facet_slots == nullptr) {
             cx::invalid_argument("facet slots are NULL but their count is " + std::to_string(options->facet_slot_count));
         }

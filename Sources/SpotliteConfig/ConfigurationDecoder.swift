@@ -17,7 +17,7 @@ struct ConfigurationDecoder {
     private static let cleanKeys = ["every", "notifications"]
     private static let indexerKeys = ["author", "language", "stopwords", "batch_size", "spelling"]
     private static let searchKeys = ["k1", "b", "proximity", "expand", "stemming"]
-    private static let proximityKeys = ["window", "weight"]
+    private static let proximityKeys = ["window", "weight", "depth"]
     private static let expandKeys = ["documents", "terms", "weight", "min_words"]
     private static let entityKeys = ["key", "preserve_on_delete", "fields"]
     private static let fieldKeys = ["type", "weight", "prefix", "positions", "store", "facet", "separator", "sortable"]
@@ -186,6 +186,7 @@ struct ConfigurationDecoder {
                 var boost = ProximityBoost.measured
                 if let window = try integer(proximity, "window", expected: Expectation.proximityWindow) { boost.window = window }
                 if let weight = try number(proximity, "weight", expected: Expectation.positiveWeight) { boost.weight = weight }
+                if let depth = try integer(proximity, "depth", expected: Expectation.atLeastOne) { boost.depth = depth }
                 ranking.proximity = boost
             } else {
                 throw error(at: path, .wrongType, "expected \(Expectation.proximity); found \(Self.describe(value))")

@@ -211,6 +211,108 @@ struct ShimRankingTests {
         #expect(takeError(&err)?.code == CX_ERR_INVALID_ARGUMENT)
     }
 
+    private struct Refusal: Error {
+        var code: cx_error_code
+    }
+
+    /// Searches `query` re-ranked by a proximity boost over `words` (window 4, weight 1), the page `offset`,
+    /// `limit`; a failure carries the shim's error code.
+    private func reranked(_ db: OpaquePointer, _ query: OpaquePointer, words: OpaquePointer, depth: UInt32,
+                          offset: UInt32 = 0, limit: UInt32 = 20) -> Result<Outcome, Refusal> {
+        var err: OpaquePointer?
+        var proximity = cx_proximity_options()
+        proximity.words = words
+        proximity.window = 4
+        proximity.weight = 1
+        proximity.depth = depth
+        let mset = withUnsafePointer(to: &proximity) { pointer in
+            var options = cx_search_options()
+            options.offset = offset
+            options.limit = limit
+            options.proximity = pointer
+            return cx_database_search(db, query, &options, &err)
+        }
+        guard let mset else { return .failure(Refusal(code: takeError(&err)?.code ?? CX_ERR_UNKNOWN)) }
+        defer { cx_mset_free(mset) }
+        var outcome = Outcome(ids: [], weights: [], added: [])
+        for index in 0..<cx_mset_size(mset) {
+            var hit = cx_hit()
+            _ = cx_mset_hit(mset, index, &hit, &err)
+            outcome.weights.append(hit.weight)
+            #expect(hit.rank == offset + UInt32(index))
+            if case let .success(bytes) = readBytes({ cx_mset_hit_data(mset, index, $0, $1, $2) }) {
+                outcome.ids.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        return .success(outcome)
+    }
+
+    @Test func proximityReRankingWeighsTheBestMatchesAsTheChainedBoostAndLeavesTheRest() throws {
+        let directory = try ShimTemporaryDirectory()
+        let writer = try openWriter(directory.database())
+        // Lengths and repetitions vary so that no two matches weigh the same.
+        let texts = [("adjacent", "heat transfer one two three four five six seven eight nine ten eleven twelve"),
+                     ("close", "heat and its transfer"),
+                     ("far", "heat one two three four transfer one two three four heat one two three four transfer"),
+                     ("heat", "heat heat heat alone here"), ("transfer", "transfer of funds"),
+                     ("twice", "transfer of heat transfer of heat in a wall"), ("none", "nothing of the kind")]
+        for (id, text) in texts { #expect(addDocument(writer, id: id, text: text) == nil) }
+        var err: OpaquePointer?
+        _ = cx_writable_database_commit(writer, &err)
+        cx_writable_database_free(writer)
+        let db = try openReader(directory.database())
+        defer { cx_database_free(db) }
+        let query = try parse("heat transfer")
+        defer { cx_query_free(query) }
+        let words = try parse("heat transfer", strategy: cx_stem_none)
+        defer { cx_query_free(words) }
+        let chained = try #require(cx_query_with_proximity(query, words, 4, 1, &err))
+        defer { cx_query_free(chained) }
+        let (everyMatch, everySet) = try search(db, chained)
+        cx_mset_free(everySet)
+        let (plain, plainSet) = try search(db, query)
+        cx_mset_free(plainSet)
+        #expect(Set(plain.weights).count == plain.weights.count, "no ties: \(plain.weights)")
+
+        // Deep enough for every match: the weights of the boost chained into the query (one pair: the words' BM25
+        // weights, computed by the shim as Xapian does), in the same order.
+        let deep = try reranked(db, query, words: words, depth: 100).get()
+        #expect(deep.ids == everyMatch.ids)
+        for (left, right) in zip(deep.weights, everyMatch.weights) { #expect(Swift.abs(left - right) < 1e-9) }
+        #expect(deep.ids != plain.ids, "the collection must be one where the boost changes the order")
+
+        // Depth 3: the best three matches of the query are weighed again and sorted; the rest keep their weights.
+        let shallow = try reranked(db, query, words: words, depth: 3).get()
+        #expect(Set(shallow.ids.prefix(3)) == Set(plain.ids.prefix(3)))
+        #expect(Array(shallow.ids.dropFirst(3)) == Array(plain.ids.dropFirst(3)))
+        #expect(Array(shallow.weights.dropFirst(3)) == Array(plain.weights.dropFirst(3)))
+        #expect(shallow.weights[0] >= shallow.weights[1] && shallow.weights[1] >= shallow.weights[2])
+        for id in shallow.ids.prefix(3) {
+            let weight = shallow.weights[shallow.ids.firstIndex(of: id)!]
+            #expect(Swift.abs(weight - everyMatch.weights[everyMatch.ids.firstIndex(of: id)!]) < 1e-9)
+        }
+
+        // Pages of one hit, inside and past the re-ranked matches, put together give the whole list.
+        for depth: UInt32 in [3, 100] {
+            let whole = try reranked(db, query, words: words, depth: depth).get()
+            var paged: [String] = []
+            for offset in 0..<UInt32(whole.ids.count + 1) {
+                paged += try reranked(db, query, words: words, depth: depth, offset: offset, limit: 1).get().ids
+            }
+            #expect(paged == whole.ids, "depth \(depth)")
+        }
+
+        // One word: nothing to re-rank, the query's own order.
+        let single = try parse("heat", strategy: cx_stem_none)
+        defer { cx_query_free(single) }
+        #expect(try reranked(db, query, words: single, depth: 100).get() == plain)
+        if case let .failure(refusal) = reranked(db, query, words: words, depth: 0) {
+            #expect(refusal.code == CX_ERR_INVALID_ARGUMENT)
+        } else {
+            Issue.record("a depth of 0 must be refused")
+        }
+    }
+
     @Test func stemmingStrategiesAreExposedAndCheckedAndTheirDescriptionsDiffer() throws {
         let some = try parse("Wings flying", strategy: cx_stem_some)
         defer { cx_query_free(some) }

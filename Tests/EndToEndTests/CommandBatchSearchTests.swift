@@ -1,8 +1,9 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 
 /// `spotlite search --queries FILE|-`: one answer per query line, written as the queries are read.
-@Suite("Batch search from a file or a pipe", .serialized)
+@Suite("Batch search from a file or a pipe", .serialized, .blockingWork)
 struct CommandBatchSearchTests {
     /// A tool with the sample packages imported and indexed.
     static func indexedTool() throws -> CommandLineTool {

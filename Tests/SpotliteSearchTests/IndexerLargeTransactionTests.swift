@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
 
 /// A transaction bigger than a batch is read and committed in pieces, and an update that stops inside it resumes
 /// after the last piece every shard committed, while the position cleanup respects stays before the transaction.
-@Suite("Indexer: large transactions")
+@Suite("Indexer: large transactions", .blockingWork)
 struct IndexerLargeTransactionTests {
     @Test("an update failing inside a large transaction resumes inside it; the position stays before it")
     func resumesInsideTransaction() async throws {

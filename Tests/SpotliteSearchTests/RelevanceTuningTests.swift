@@ -1,5 +1,6 @@
 import SpotliteTooling
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
@@ -17,7 +18,7 @@ import Spotlite
 /// Set SPOTLITE_QUERY_SETS=DIR to also write the generated sets there as TSV.
 @Suite("Relevance tuning on the full corpus",
        .enabled(if: ProcessInfo.processInfo.environment["SPOTLITE_RELEVANCE_TUNING"] != nil),
-       .serialized)
+       .serialized, .blockingWork)
 struct RelevanceTuningTests {
     static let queriesPerSet = 1000
 

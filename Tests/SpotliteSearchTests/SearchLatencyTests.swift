@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 import Spotlite
@@ -12,7 +13,7 @@ import Spotlite
 /// The configuration names a store and an index built beforehand (`spotlite import`, `spotlite index update`);
 /// the queries file has one query per line. Timing assertions are deliberately loose: the figures are printed.
 @Suite("Search latency on a real index",
-       .enabled(if: ProcessInfo.processInfo.environment["SPOTLITE_LATENCY_CONFIG"] != nil))
+       .enabled(if: ProcessInfo.processInfo.environment["SPOTLITE_LATENCY_CONFIG"] != nil), .blockingWork)
 struct SearchLatencyTests {
     @Test("mean latency of the queries, with and without snippets")
     func latency() throws {

@@ -131,10 +131,14 @@ struct SearchRankingTests {
         #expect(defaults.ranking.expansion == .measured)
         #expect(defaults.ranking.proximity == ProximityBoost(window: 6, weight: ProximityBoost.measured.weight))
         #expect(try SpotliteConfiguration(tomlString: "", source: "test.toml").ranking == .measured)
+        let shallow = try SpotliteConfiguration(tomlString: "[search]\nproximity = { depth = 30 }\n", source: "test.toml")
+        #expect(shallow.ranking.proximity == ProximityBoost(window: ProximityBoost.measured.window,
+                                                            weight: ProximityBoost.measured.weight, depth: 30))
 
         for (text, key) in [("k1 = -1", "search.k1"), ("b = 2", "search.b"), ("expand = \"yes\"", "search.expand"),
                             ("expand = { documents = 0 }", "search.expand.documents"), ("stemming = \"most\"", "search.stemming"),
                             ("proximity = { window = 1 }", "search.proximity.window"), ("boost = 1", "search.boost"),
+                            ("proximity = { depth = 0 }", "search.proximity.depth"),
                             ("k1 = \"high\"", "search.k1")] {
             do {
                 _ = try SpotliteConfiguration(tomlString: "[search]\n" + text + "\n", source: "test.toml")

@@ -1,9 +1,10 @@
 import Foundation
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteSearch
 
 /// The hand-written JSON of `spotlite search --json` says exactly what ``SearchResults/jsonObject`` says.
-@Suite("Search results as JSON text")
+@Suite("Search results as JSON text", .blockingWork)
 struct SearchResultsJSONTests {
     /// Text that needs every kind of escaping JSON has, and some that needs none.
     static let awkward = "quote \" backslash \\ slash / newline \n return \r tab \t bell \u{7} nul \u{0} "

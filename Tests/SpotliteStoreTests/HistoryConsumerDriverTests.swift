@@ -219,12 +219,17 @@ struct HistoryConsumerDriverTests {
         let written = try test.store.writeReturningToken(author: "app") { db in
             try db.execute(sql: "INSERT INTO Package (name, summary) VALUES ('vim', 'editor')")
         }
-        try await driver.waitUntilProcessed(through: try #require(written.token))
+        let token = try #require(written.token)
+        try await within("the live driver to apply token \(token)") {
+            try await driver.waitUntilProcessed(through: token)
+        }
         #expect(mirror.current["\"vim\""] == "editor")
 
         try SQLiteShell.run(test.path, "INSERT INTO Package (name, summary) VALUES ('from-the-shell', 'sh');")
-        for await event in rounds {
-            if case .processed = event, mirror.current["\"from-the-shell\""] != nil { break }
+        try await within("a round applying the sqlite3 shell's row") {
+            for await event in rounds {
+                if case .processed = event, mirror.current["\"from-the-shell\""] != nil { break }
+            }
         }
         #expect(mirror.current["\"from-the-shell\""] == "sh")
         await driver.stop()

@@ -115,6 +115,8 @@ struct TrackingDeletionScheduleTests {
         try await app.processPendingHistory()
         try await widget.processPendingHistory()
         #expect(try widgetStore.position(of: "widget")?.token == token)
+        // The round's cleanup event follows its delivery event into the log.
+        #expect(await waitUntil { !events.cleanups.isEmpty })
         let waiting = try #require(events.cleanups.last)
         #expect(waiting.watermark == nil)
         #expect(waiting.deletedTransactions == 0)

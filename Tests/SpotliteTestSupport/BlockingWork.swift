@@ -2,7 +2,9 @@ import Dispatch
 import Foundation
 import Testing
 
-/// Runs each test of a suite on a thread of its own instead of Swift's cooperative pool, a few tests at a time.
+/// Runs each test of a suite on a thread of its own instead of Swift's cooperative pool, a few tests at a time,
+/// and ends the run with a message naming a test still running after ``Liveness/testLimit`` (a wait that never
+/// ends) instead of hanging until the CI job is killed.
 ///
 /// Tests block the thread they run on: waiting for a child process, a long synchronous SQLite or Xapian job, a
 /// CPU-bound fuzzer. The cooperative pool has as many threads as cores (two on a small server): two such tests
@@ -25,6 +27,8 @@ public struct BlockingWork: SuiteTrait, TestTrait, TestScoping {
         guard testCase != nil else { return try await function() }
         await TestSlots.shared.acquire()
         defer { Task { await TestSlots.shared.release() } }
+        let watchdog = StuckTestWatchdog(test: test.name)
+        defer { watchdog.cancel() }
         let executor = QueueTaskExecutor(label: "spotlite.tests.\(test.name)")
         try await withTaskExecutorPreference(executor) { try await function() }
     }
@@ -46,7 +50,16 @@ private actor TestSlots {
             available -= 1
             return
         }
-        await withCheckedContinuation { waiting.append($0) }
+        await withCheckedContinuation { continuation in
+            // Entering the continuation can suspend (a caller with a task executor preference comes back through
+            // its executor): a slot freed meanwhile must not be missed.
+            if available > 0 {
+                available -= 1
+                continuation.resume()
+            } else {
+                waiting.append(continuation)
+            }
+        }
     }
 
     func release() {
@@ -76,5 +89,25 @@ final class QueueTaskExecutor: TaskExecutor, @unchecked Sendable {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+/// Ends the process, naming the test, when a test runs past ``Liveness/testLimit``. Each wait in a test has a bound
+/// of its own (``within(_:limit:_:)``) that fails just that test; this catches a wait that was missed. The test's
+/// closure cannot outlive its scope, so a stuck test cannot be abandoned: ending the run is the only way not to hang.
+private struct StuckTestWatchdog {
+    private let task: Task<Void, Never>
+
+    init(test: String) {
+        task = Task {
+            guard (try? await Task.sleep(for: Liveness.testLimit)) != nil else { return }
+            FileHandle.standardError.write(Data(
+                "error: \(test) still runs after \(Liveness.testLimit): a wait that never ends; ending the run\n".utf8))
+            exit(1)
+        }
+    }
+
+    func cancel() {
+        task.cancel()
     }
 }

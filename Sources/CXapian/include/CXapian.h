@@ -574,6 +574,21 @@ typedef struct cx_expansion_options {
     const struct cx_query *feedback_query;
 } cx_expansion_options;
 
+/** A proximity boost applied as a re-ranking of the best matches: the query runs as given, then each of its best
+ *  `depth` matches gains, for each pair of consecutive words of `words` (see cx_query_with_proximity) found within
+ *  `window` positions of each other, `weight` / (number of pairs) times the BM25 weights of the two words in it (what
+ *  the pair's OP_NEAR subquery would add, computed from the whole database's statistics), and these matches are put
+ *  in the order of their new weight (ties keep the query's order); matches beyond `depth` keep the query's order and
+ *  weight and follow them. Matches tied with the first one beyond `depth` are not re-ranked either, so that a sharded
+ *  database and a single one re-rank the same matches. So the positions of `depth` documents at most are read,
+ *  however many documents hold the words. Applies to relevance order only. Zero-initialise, then set fields. */
+typedef struct cx_proximity_options {
+    const struct cx_query *words;  /**< The query's words, unstemmed (their positions are read). */
+    uint32_t window;               /**< Positions a pair may span (at least 2). */
+    double weight;                 /**< Boost of a document where every pair is near (finite, above 0). */
+    uint32_t depth;                /**< How many of the best matches are re-ranked (at least 1). */
+} cx_proximity_options;
+
 /** What to search and how. Zero-initialise, then set fields. */
 typedef struct cx_search_options {
     uint32_t offset;               /**< Number of best results to skip. */
@@ -595,6 +610,9 @@ typedef struct cx_search_options {
      *  `--explain`; costs a small search per hit and term). Terms found only under OP_NEAR (the proximity boost)
      *  are left out: the rest of the hit's weight is theirs. */
     bool explain;
+    /** NULL: no proximity boost. Otherwise the best matches are re-ranked with it (relevance order only; ignored
+     *  when sorting by value). */
+    const cx_proximity_options *proximity;
 } cx_search_options;
 
 /** One result. */

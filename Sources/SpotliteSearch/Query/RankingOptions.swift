@@ -65,12 +65,19 @@ public struct ProximityBoost: Sendable, Hashable {
     public var window: Int
     /// The boost of a document where every pair is near, relative to one query word's weight (shared among pairs).
     public var weight: Double
+    /// How many of the best matches (by the other weights) the boost re-ranks; matches past them keep their order.
+    /// The word positions of this many documents at most are read, whatever the number of matches.
+    public var depth: Int
 
     /// A proximity boost.
-    public init(window: Int, weight: Double) {
+    public init(window: Int, weight: Double, depth: Int = ProximityBoost.measuredDepth) {
         self.window = window
         self.weight = weight
+        self.depth = depth
     }
+
+    /// The measured default depth.
+    public static let measuredDepth = 100
 
     /// The measured default: window 10, weight 0.25.
     public static let measured = ProximityBoost(window: 10, weight: 0.25)

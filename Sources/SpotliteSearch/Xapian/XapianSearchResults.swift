@@ -159,7 +159,8 @@ extension XapianDatabase {
     package func search(
         _ query: XapianQuery, offset: Int = 0, limit: Int = 10, checkAtLeast: Int = 0,
         sort: XapianSort = .relevance, bm25: XapianBM25? = nil, facetSlots: [UInt32] = [], maxRetries: Int = 5,
-        timeLimit: Double = 0, expansion: XapianExpansion? = nil, explain: Bool = false
+        timeLimit: Double = 0, expansion: XapianExpansion? = nil, proximity: XapianProximity? = nil,
+        explain: Bool = false
     ) throws -> XapianSearchResults {
         guard offset >= 0, limit >= 0, checkAtLeast >= 0, maxRetries >= 0 else {
             throw XapianError(
@@ -196,15 +197,25 @@ extension XapianDatabase {
             expansionOptions.minimum_terms = UInt32(clamping: expansion.minimumTerms)
             expansionOptions.feedback_query = expansion.feedbackQuery?.handle.pointer
         }
+        var proximityOptions = cx_proximity_options()
+        if let proximity {
+            proximityOptions.words = proximity.words.handle.pointer
+            proximityOptions.window = UInt32(clamping: proximity.window)
+            proximityOptions.weight = proximity.weight
+            proximityOptions.depth = UInt32(clamping: proximity.depth)
+        }
         let mset = try withUnsafePointer(to: &parameters) { parametersPointer in
             options.bm25 = parametersPointer
             return try withUnsafePointer(to: &expansionOptions) { expansionPointer in
                 options.expansion = expansion == nil ? nil : expansionPointer
-                return try facetSlots.withUnsafeBufferPointer { slots in
-                    options.facet_slots = slots.baseAddress
-                    options.facet_slot_count = slots.count
-                    return try withExtendedLifetime((query, expansion?.feedbackQuery)) {
-                        try xapianCall { cx_database_search(handle, query.handle.pointer, &options, $0) }
+                return try withUnsafePointer(to: &proximityOptions) { proximityPointer in
+                    options.proximity = proximity == nil ? nil : proximityPointer
+                    return try facetSlots.withUnsafeBufferPointer { slots in
+                        options.facet_slots = slots.baseAddress
+                        options.facet_slot_count = slots.count
+                        return try withExtendedLifetime((query, expansion?.feedbackQuery, proximity?.words)) {
+                            try xapianCall { cx_database_search(handle, query.handle.pointer, &options, $0) }
+                        }
                     }
                 }
             }

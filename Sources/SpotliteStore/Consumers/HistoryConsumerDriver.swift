@@ -42,7 +42,9 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     /// In memory only: inside a transaction delivered in pieces. Saved positions are whole transactions.
     private var cursor: HistoryCursor?
     private var liveTask: Task<Void, Never>?
-    private var waiters: [(token: HistoryToken, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Callers of ``waitUntilProcessed(through:)`` waiting for a round, by an id of their own.
+    private var waiters: [Int: (token: HistoryToken, continuation: CheckedContinuation<Void, any Error>)] = [:]
+    private var nextWaiterID = 0
     /// The error of the last round, or nil when it succeeded.
     public private(set) var lastError: (any Error)?
 
@@ -203,7 +205,29 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     /// - Throws: `CancellationError` when the task is cancelled first; SQLite's errors.
     public func waitUntilProcessed(through token: HistoryToken) async throws {
         if let position = try position(), position >= token { return }
-        await withCheckedContinuation { waiters.append((token, $0)) }
+        let id = nextWaiterID
+        nextWaiterID += 1
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                // Entering the continuation can itself be a suspension point: a caller that prefers a task
+                // executor of its own (`withTaskExecutorPreference`) comes back onto the driver's queue through
+                // that queue, and a round may save the position meanwhile and find no one to wake. So look again
+                // here, where no round can run, before waiting.
+                do {
+                    try Task.checkCancellation()
+                    if let position = try position(), position >= token { return continuation.resume() }
+                } catch {
+                    return continuation.resume(throwing: error)
+                }
+                waiters[id] = (token, continuation)
+            }
+        } onCancel: {
+            Task { await self.cancelWaiter(id) }
+        }
+    }
+
+    private func cancelWaiter(_ id: Int) {
+        waiters.removeValue(forKey: id)?.continuation.resume(throwing: CancellationError())
     }
 
     /// How many resynchronisations one round attempts: history deleted again right after one means cleanup
@@ -429,10 +453,9 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     }
 
     private func resumeWaiters(through position: HistoryToken) {
-        var remaining: [(token: HistoryToken, continuation: CheckedContinuation<Void, Never>)] = []
-        for waiter in waiters {
-            if waiter.token <= position { waiter.continuation.resume() } else { remaining.append(waiter) }
+        for (id, waiter) in waiters where waiter.token <= position {
+            waiters[id] = nil
+            waiter.continuation.resume()
         }
-        waiters = remaining
     }
 }

@@ -11,11 +11,18 @@ import Glibc
 /// A commit becomes visible to readers only when the writer updates the WAL index in shared memory, which
 /// inotify cannot see and which may happen just after the last write to the WAL. So after each burst of events
 /// the handler runs again a few times (after 10, 50 and 250 ms): cheap checks, and only after activity.
+/// A writer paused longer than that between the two (a loaded machine, a stopped process) would leave its commit
+/// unseen until the next write to the folder, and so would events the kernel dropped (its queue overflowed):
+/// so the handler also runs every ``sweepInterval`` while the monitor lives, which bounds the delay of any
+/// commit (the check is one `PRAGMA data_version`).
 ///
 /// Every monitor of the process shares one inotify instance (``FolderWatcher``): the kernel allows a user few of
 /// them (128 by default, across all of that user's processes), and a process with many stores open, or many
 /// processes, would otherwise run out and silently miss other processes' commits.
 final class DatabaseFileMonitor: Sendable {
+    /// How often the handler runs without any event (see above).
+    static let sweepInterval: DispatchTimeInterval = .seconds(2)
+
     private let registration: FolderWatcher.Registration
 
     /// Starts watching. `handler` runs on the monitor's own queue, never concurrently with itself: once at the
@@ -58,11 +65,20 @@ private final class MonitorHandler: Sendable {
         cancelled.store(true, ordering: .releasing)
     }
 
-    /// Looks once: commits made before the watch existed produced no event.
+    /// Looks once (commits made before the watch existed produced no event), then every sweep interval.
     func start() {
         queue.queue.async { [self] in
             guard !cancelled.load(ordering: .acquiring) else { return }
             handler()
+        }
+        scheduleSweep()
+    }
+
+    private func scheduleSweep() {
+        queue.queue.asyncAfter(deadline: .now() + DatabaseFileMonitor.sweepInterval) { [self] in
+            guard !cancelled.load(ordering: .acquiring) else { return }
+            handler()
+            scheduleSweep()
         }
     }
 
@@ -160,10 +176,14 @@ private final class FolderWatcher: Sendable {
         }
     }
 
-    /// Called with the events of one read: tells each registration whose files changed.
-    private func deliver(_ events: [(watch: Int32, name: String, ignored: Bool)]) {
+    /// Called with the events of one read: tells each registration whose files changed (all of them when the
+    /// kernel's queue overflowed and events were lost).
+    private func deliver(_ events: [(watch: Int32, name: String, ignored: Bool)], overflowed: Bool) {
         var changed: [Int: MonitorHandler] = [:]
         state.withLock { state in
+            if overflowed {
+                for registration in state.byWatch.values.joined() { changed[registration.id] = registration.handler }
+            }
             for event in events {
                 if event.ignored {
                     // The folder is gone (or the watch removed): its registrations will see nothing more.
@@ -190,6 +210,7 @@ private final class FolderWatcher: Sendable {
                 return
             }
             var events: [(watch: Int32, name: String, ignored: Bool)] = []
+            var overflowed = false
             buffer.withUnsafeBytes { bytes in
                 var offset = 0
                 let headerSize = MemoryLayout<inotify_event>.size
@@ -202,11 +223,15 @@ private final class FolderWatcher: Sendable {
                     if nameLength > 0, nameStart + nameLength <= count {
                         name = String(decoding: bytes[nameStart..<(nameStart + nameLength)].prefix { $0 != 0 }, as: UTF8.self)
                     }
-                    events.append((watch, name, mask & UInt32(IN_IGNORED) != 0))
+                    if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                        overflowed = true
+                    } else {
+                        events.append((watch, name, mask & UInt32(IN_IGNORED) != 0))
+                    }
                     offset = nameStart + nameLength
                 }
             }
-            deliver(events)
+            deliver(events, overflowed: overflowed)
         }
     }
 

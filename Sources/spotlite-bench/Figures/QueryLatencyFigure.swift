@@ -17,6 +17,12 @@ enum QueryLatencyFigure {
         var engineAnd: LatencySummary
         /// The engine alone, OR, parsing with Xapian's spelling-correction flag as the query API does.
         var engineOrSpelling: LatencySummary
+        /// The engine alone, OR, with the proximity boost chained into the query (OP_NEAR pairs under AND_MAYBE, as
+        /// the query API did before), so that the matcher reads positions for every match holding two of the words.
+        var engineOrProximityEveryMatch: LatencySummary?
+        /// The engine alone, OR, with the proximity boost as the query API applies it: re-ranking the best matches.
+        var engineOrProximityReranked: LatencySummary?
+        var proximityDepth: Int?
         var fts5Or: LatencySummary
         var fts5And: LatencySummary
         /// FTS5 mean / Spotlite mean, OR-queries (median over passes).
@@ -27,6 +33,18 @@ enum QueryLatencyFigure {
 
         static let meanTarget = 0.001
         static let speedupTarget = 10.0
+
+        var proximityRows: [TableRow] {
+            guard let every = engineOrProximityEveryMatch, let reranked = engineOrProximityReranked,
+                  let depth = proximityDepth else { return [] }
+            func line(_ summary: LatencySummary) -> String {
+                "mean \(Format.milliseconds(summary.mean)) = \(Format.ratio(summary.mean / engineOr.mean)), p50 \(Format.milliseconds(summary.p50)) = \(Format.ratio(summary.p50 / engineOr.p50)), p99 \(Format.milliseconds(summary.p99))"
+            }
+            return [
+                TableRow("5 query", "Xapian alone OR + proximity on every match (before) / OR", line(every)),
+                TableRow("5 query", "Xapian alone OR + proximity re-ranking the best \(depth) / OR", line(reranked)),
+            ]
+        }
 
         var rows: [TableRow] {
             func line(_ summary: LatencySummary) -> String {
@@ -40,6 +58,7 @@ enum QueryLatencyFigure {
                 TableRow("5 query", "Xapian alone OR (same index, no API)", line(engineOr)),
                 TableRow("5 query", "Xapian alone AND", line(engineAnd)),
                 TableRow("5 query", "Xapian alone OR + FLAG_SPELLING_CORRECTION", line(engineOrSpelling)),
+            ] + proximityRows + [
                 TableRow("5 query", "FTS5 OR", line(fts5Or)),
                 TableRow("5 query", "FTS5 AND", line(fts5And)),
                 TableRow("5 query", "FTS5 / Spotlite, OR (mean)", Format.ratio(speedupOr), target: "≥ 10×",
@@ -60,6 +79,10 @@ enum QueryLatencyFigure {
         let spellingParser = try XapianQueryParser(language: stemmer == "none" ? nil : stemmer,
                                                    stopwords: context.configuration.indexer.stopwords == "none" ? .none : .english)
         try spellingParser.setDatabase(engine)
+        // Unstemmed words for the proximity rows: stemmed terms carry no positions.
+        let wordsParser = try XapianQueryParser(language: nil,
+                                                stopwords: context.configuration.indexer.stopwords == "none" ? .none : .english)
+        let proximity = context.configuration.ranking.proximity
         let queries = QueryWorkload.adHoc(records: context.corpus.records, textFields: context.textFields,
                                           count: context.settings.queries)
         guard !queries.isEmpty else {
@@ -87,6 +110,19 @@ enum QueryLatencyFigure {
                         _ = try engine.search(try parser.parse(text), limit: 10)
                     })
                 }
+                if let proximity {
+                    try parser.setDefaultOperator(.or)
+                    samples["engineOrProximityEveryMatch", default: []].append(try Stopwatch.seconds {
+                        let boosted = try parser.parse(text).withProximity(of: try wordsParser.parse(text),
+                                                                           window: proximity.window, weight: proximity.weight)
+                        _ = try engine.search(boosted, limit: 10)
+                    })
+                    samples["engineOrProximityReranked", default: []].append(try Stopwatch.seconds {
+                        let boost = XapianProximity(words: try wordsParser.parse(text), window: proximity.window,
+                                                    weight: proximity.weight, depth: proximity.depth)
+                        _ = try engine.search(try parser.parse(text), limit: 10, proximity: boost)
+                    })
+                }
                 samples["engineOrSpelling", default: []].append(try Stopwatch.seconds {
                     _ = try engine.search(try spellingParser.parse(text, flags: [.default, .spellingCorrection]), limit: 10)
                 })
@@ -109,7 +145,10 @@ enum QueryLatencyFigure {
             passes: passes.count, queries: queries.count, spotliteOr: median("spotliteOr"),
             spotliteAnd: median("spotliteAnd"), 
             engineOr: median("engineOr"), engineAnd: median("engineAnd"),
-            engineOrSpelling: median("engineOrSpelling"), fts5Or: median("fts5Or"), fts5And: median("fts5And"),
+            engineOrSpelling: median("engineOrSpelling"),
+            engineOrProximityEveryMatch: proximity == nil ? nil : median("engineOrProximityEveryMatch"),
+            engineOrProximityReranked: proximity == nil ? nil : median("engineOrProximityReranked"),
+            proximityDepth: proximity?.depth, fts5Or: median("fts5Or"), fts5And: median("fts5And"),
             speedupOr: Statistics.median(passes.map { $0["fts5Or"]!.mean / $0["spotliteOr"]!.mean }),
             speedupAnd: Statistics.median(passes.map { $0["fts5And"]!.mean / $0["spotliteAnd"]!.mean }),
             emptyAndResults: emptyAnd)

@@ -135,6 +135,14 @@ struct RelevanceLever: Codable {
         var withoutProximity = configured
         withoutProximity.proximity = nil
         variants.append(("configured − proximity", withoutProximity))
+        if let proximity = configured.proximity {
+            // Depth 1,000 re-ranks every match these runs score: the ranking of the boost applied to every match.
+            for depth in [20, 1000] where depth != proximity.depth {
+                var deeper = configured
+                deeper.proximity?.depth = depth
+                variants.append(("configured, proximity re-ranking the best \(depth)", deeper))
+            }
+        }
         var withoutExpansion = configured
         withoutExpansion.expansion = nil
         variants.append(("configured − expansion", withoutExpansion))

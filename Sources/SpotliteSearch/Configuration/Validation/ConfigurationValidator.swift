@@ -39,6 +39,7 @@ struct ConfigurationValidator {
             try check(proximity.window >= 2, path.appending("window"), Expectation.proximityWindow, Double(proximity.window))
             try check(proximity.weight.isFinite && proximity.weight > 0, path.appending("weight"), Expectation.positiveWeight,
                       proximity.weight)
+            try check(proximity.depth >= 1, path.appending("depth"), Expectation.atLeastOne, Double(proximity.depth))
         }
         if let expansion = ranking.expansion {
             let path = search.appending("expand")
