@@ -25,7 +25,7 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     /// ``XapianError/code`` (for example ``XapianError/Code/network`` for a remote shard); `outcome`, when given,
     /// says what the failure left behind (such as "the index in use is unchanged").
     case engine(XapianError, outcome: String? = nil)
-    /// `deleteIndex()` while live indexing runs, or while an update is in progress.
+    /// `deleteIndex()` while live indexing runs.
     case indexingRunning
     /// A relevance query set (`key<TAB>query` lines) that cannot be read.
     case invalidQuerySet(source: String, line: Int, reason: String)
