@@ -242,7 +242,9 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
     std::vector<std::vector<Xapian::termpos>> positions(words.size());
     for (size_t index : by_docid) {
         Xapian::docid docid = order[index].docid;
+        // Read only when a pair is near: the document length is a lookup of its own.
         Xapian::termcount length = 0;
+        bool length_read = false;
         for (size_t word = 0; word < words.size(); ++word) {
             wdfs[word] = 0;
             positions[word].clear();
@@ -252,7 +254,6 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
             posting.skip_to(docid);
             if (posting == end || *posting != docid) continue;
             wdfs[word] = posting.get_wdf();
-            length = posting.get_doclength();
         }
         double boost = 0;
         for (size_t pair = 0; pair + 1 < words.size(); ++pair) {
@@ -264,6 +265,10 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
                 }
             }
             if (!near(positions[pair], positions[pair + 1], proximity.window)) continue;
+            if (!length_read) {
+                length = db.get_doclength(docid);
+                length_read = true;
+            }
             boost += share * (weigher.weight(idfs[pair], wdfs[pair], length) +
                               weigher.weight(idfs[pair + 1], wdfs[pair + 1], length));
         }

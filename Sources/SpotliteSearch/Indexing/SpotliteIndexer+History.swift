@@ -1,65 +1,129 @@
 import Foundation
 import GRDB
+import Logging
 import SpotliteStore
 
 extension SpotliteIndexer {
     /// How many times a batch that Xapian failed to write is replayed before the update gives up.
     static let maximumReplays = 3
 
-    /// Applies the history after the live index's token, replaying from the last committed token when Xapian loses
-    /// a batch: a failed write discards every change since the last commit, metadata included, so the token in
-    /// the index still describes exactly what the index holds.
-    func applyHistory(into summary: inout IndexUpdateSummary) throws {
-        guard let layout = directory.liveLayout() else { return }
-        var replays = 0
-        while true {
-            do {
-                try applyHistory(to: layout, into: &summary)
-                return
-            } catch let error as XapianError where error.code.isDamage {
-                // Replaying would meet the same damaged table: let the update rebuild.
-                throw SearchError.engine(error, outcome: "the index stays at its last committed token")
-            } catch let error as XapianError where error.code != .databaseLock {
-                replays += 1
-                logger.warning("index write failed (\(error)); replaying from the last committed token (attempt \(replays))")
-                guard replays <= Self.maximumReplays else {
-                    throw SearchError.engine(error, outcome: "the index stays at its last committed token; the next update retries")
-                }
-            }
-        }
-    }
-
-    /// A document to bring in line with the store: upsert (read the current row) or delete.
-    private struct PendingChange {
+    /// A document to bring in line with the store: its new version, or nil to delete it.
+    struct PendingChange {
         var entity: String
         var key: DatabaseValue
-        var delete: Bool
+        var document: RecordDocument?
     }
 
     /// What was read since the last commit; added to the summary only once a commit makes it true.
-    private struct Tally {
+    struct Tally {
         var transactions = 0
         var changes = 0
     }
 
     /// A commit handed to the shards, not yet known to have succeeded, and what it makes true once it has.
-    private struct InFlightCommit {
+    struct InFlightCommit {
         var checkpoint: IndexCheckpoint
         var tally: Tally
         var indexed: Int
         var deleted: Int
     }
 
-    /// Reads the history after the index's checkpoint a page of at most `batch_size` changes at a time, so that a
-    /// transaction of any size is applied in bounded memory: a transaction bigger than a page is read, applied and
-    /// committed in pieces, each commit recording how far into the transaction it got (``IndexCheckpoint``). A crash
-    /// resumes after the last piece every shard committed; a piece replayed by a shard that had committed it
-    /// already is harmless, since each change rewrites a document from the record's current row (or deletes it).
+    /// The shards open for writing during one round of the history driver, and what waits for a commit.
     ///
-    /// The shards write and commit a batch on their own threads while this one reads the next batch's history and
-    /// rows: a commit is announced (summary, position, ``indexUpdates()``) once every shard has made it, just
-    /// before the next batch is handed over, or at the end.
-    private func applyHistory(to layout: ShardLayout, into summary: inout IndexUpdateSummary) throws {
+    /// Batches gather until they hold `batch_size` records (a page of history holds at most that many changes, so
+    /// what waits stays under two batches), then are handed to the shards with a commit of the checkpoint reached.
+    /// The shards write and commit on their own threads while the driver reads the next batch's history and rows:
+    /// a commit is announced (summary, ``indexUpdates()``) once every shard has made it, just before the next one
+    /// is handed over, or at the end. The driver saves the position from ``historyResumePoint()``, which says only
+    /// what every shard has committed.
+    final class HistoryRound {
+        let writer: ShardWriterSet
+        /// By id term, byte for byte: keys differing only in Unicode normalisation are different rows.
+        var pending: [ExactText: PendingChange] = [:]
+        var order: [ExactText] = []
+        var tally = Tally()
+        var inFlight: InFlightCommit?
+        /// The checkpoint of the last batch received, and of the last commit handed to the shards.
+        var reached: IndexCheckpoint
+        var submitted: IndexCheckpoint
+
+        init(writer: ShardWriterSet) {
+            self.writer = writer
+            reached = writer.committedCheckpoint
+            submitted = reached
+        }
+    }
+
+    // MARK: - The driver's hooks
+
+    /// Where the index resumes: the checkpoint every shard committed (``IndexCheckpoint``). When the index must
+    /// be rebuilt first (``rebuildReason()``), that reason waits in ``pendingRebuildReason`` and reading starts
+    /// from nothing: the rebuild's token replaces it.
+    func historyResumePoint() throws -> HistoryResumePoint {
+        if let round = historyRound { return .after(round.writer.committedCheckpoint.cursor) }
+        // Just rebuilt: its checkpoint is known without opening the shards again.
+        if let rebuilt = rebuiltCheckpoint { return .after(rebuilt.cursor) }
+        if pendingRebuildReason == nil { pendingRebuildReason = try rebuildReason() }
+        if pendingRebuildReason != nil { return .after(HistoryCursor(token: nil)) }
+        return .after(try openHistoryRound().writer.committedCheckpoint.cursor)
+    }
+
+    /// Applies one batch of history: its documents wait with the others until a commit is due.
+    func applyHistoryBatch(_ batch: HistoryBatch<RecordDocument>) throws {
+        let round = try openHistoryRound()
+        for upsert in batch.upserts {
+            round.add(PendingChange(entity: upsert.record.entity, key: upsert.record.key, document: upsert.document))
+        }
+        for record in batch.deletions {
+            round.add(PendingChange(entity: record.entity, key: record.key, document: nil))
+        }
+        for transaction in batch.transactions { round.tally.changes += transaction.changes.count }
+        // Each transaction completes once: in the batch holding its last change.
+        let cut = batch.cursor?.changeID != nil && !batch.transactions.isEmpty
+        round.tally.transactions += batch.transactions.count - (cut ? 1 : 0)
+        if let cursor = batch.cursor { round.reached = IndexCheckpoint(cursor) }
+        guard round.pending.count >= max(1, configuration.indexer.batchSize) else { return }
+        try submit(round)
+        if isStopRequested {
+            // Stopping: what is committed is exact; the rest is applied by the next update.
+            try announce(round)
+            throw CancellationError()
+        }
+    }
+
+    /// Commits what waits, and waits for every shard's commit.
+    func flushHistory() throws {
+        guard let round = historyRound else { return }
+        if !round.pending.isEmpty || round.reached != round.submitted { try submit(round) }
+        try announce(round)
+    }
+
+    /// Rebuilds the index for the driver, and returns the token the new generation reflects.
+    func rebuild(because reason: HistoryResynchronizationReason) throws -> HistoryToken? {
+        closeHistoryRound()
+        let why: String
+        switch reason {
+        case .firstStart:
+            why = "there is no index yet"
+        case .historyDeleted(let requested, let purgedThrough):
+            why = "the history after token \(requested.map { "\($0)" } ?? "0") was deleted (through token \(purgedThrough)) before the index consumed it"
+        case .requested(let reason):
+            why = reason
+        }
+        pendingRebuildReason = nil
+        try rebuildGeneration(reason: why, into: &summary)
+        rebuiltCheckpoint = IndexCheckpoint(token: summary.token)
+        return summary.token
+    }
+
+    // MARK: - Writing the shards
+
+    /// The round's shards, opened on first use.
+    private func openHistoryRound() throws -> HistoryRound {
+        if let round = historyRound { return round }
+        guard let layout = directory.liveLayout() else {
+            throw SearchError.indexCorrupt(path: indexPath, reason: "the index has no live generation to update")
+        }
         let writer: ShardWriterSet
         do {
             writer = try ShardWriterSet(layout: layout, action: .open, noSync: false, schema: schema,
@@ -68,75 +132,37 @@ extension SpotliteIndexer {
         } catch let error as XapianError where error.code == .databaseLock {
             throw SearchError.indexLocked(path: indexPath, holderPID: nil)
         }
-        defer { try? writer.close() }
-
+        let round = HistoryRound(writer: writer)
+        rebuiltCheckpoint = nil
         // Shards commit in parallel, so a crash can leave some ahead: replay from the one furthest behind.
-        var committed = writer.committedCheckpoint
-        var announcedToken = committed.token
-        if summary.token == nil { summary.token = committed.token }
-        let batchSize = max(1, configuration.indexer.batchSize)
-        // By id term, byte for byte: keys differing only in Unicode normalisation are different rows.
-        var pending: [ExactText: PendingChange] = [:]
-        var order: [ExactText] = []
-        var tally = Tally()
-        var inFlight: InFlightCommit?
-        var cursor = committed.cursor
-        while true {
-            let page = try store.fetchHistory(after: cursor, maximumChanges: batchSize)
-            for transaction in page.transactions {
-                for change in transaction.changes {
-                    guard let entity = schema.entities[change.entity] else { continue }
-                    if change.changeType == .update, provider == nil, let columns = change.updatedColumns,
-                       entity.relevantColumns.isDisjoint(with: columns) {
-                        continue
-                    }
-                    let id = ExactText(DocumentIdentity.term(entity: change.entity, key: change.key))
-                    if pending[id] == nil { order.append(id) }
-                    pending[id] = PendingChange(entity: change.entity, key: change.key, delete: change.changeType == .delete)
-                }
-                tally.changes += transaction.changes.count
-            }
-            // Each transaction completes once: on the page holding its last change.
-            tally.transactions += page.transactions.count - (page.lastTransactionIsPartial ? 1 : 0)
-            let reached = IndexCheckpoint(page.next)
-            let isLast = page.isComplete || page.next == cursor
-            cursor = page.next
-            // Pages hold at most a batch of changes, so what waits for a commit stays under two batches.
-            if pending.count >= batchSize || (isLast && (reached != committed || !pending.isEmpty)) {
-                try flush(&pending, order: &order, writer: writer, checkpoint: reached, tally: &tally,
-                          inFlight: &inFlight, announcedToken: &announcedToken, into: &summary)
-                committed = reached
-                // Stopping: what is committed is exact; the rest is applied by the next update.
-                if isStopRequested { break }
-            }
-            if isLast { break }
-        }
-        try announce(&inFlight, writer: writer, announcedToken: &announcedToken, into: &summary)
+        if summary.token == nil { summary.token = round.submitted.token }
+        historyRound = round
+        return round
     }
 
-    /// Reads the pending records' rows, then (once the commit in flight is announced) hands their documents to the
-    /// shards with a commit of `checkpoint`, which becomes the commit in flight.
-    private func flush(_ pending: inout [ExactText: PendingChange], order: inout [ExactText], writer: ShardWriterSet,
-                       checkpoint: IndexCheckpoint, tally: inout Tally, inFlight: inout InFlightCommit?,
-                       announcedToken: inout HistoryToken?, into summary: inout IndexUpdateSummary) throws {
-        var changes = order.compactMap { pending[$0] }
-        pending.removeAll(keepingCapacity: true)
-        order.removeAll(keepingCapacity: true)
-        let reader = IndexRecordReader(schema: schema, provider: provider)
-        let (documents, dependents) = try store.read { db in
-            let dependents = try reader.dependents(of: changes.map { IndexRecordID(entity: $0.entity, key: $0.key) }, in: db)
-            let upserts = changes.filter { !$0.delete }.map { IndexRecordID(entity: $0.entity, key: $0.key) } + dependents
-            return (try reader.attributeSets(for: upserts, in: db), dependents)
-        }
-        changes += dependents.map { PendingChange(entity: $0.entity, key: $0.key, delete: false) }
-        try announce(&inFlight, writer: writer, announcedToken: &announcedToken, into: &summary)
+    /// Closes the round's shards. A commit not yet made is lost with them, and its changes come again: the
+    /// checkpoint in the shards still says exactly what they hold.
+    func closeHistoryRound() {
+        guard let round = historyRound else { return }
+        historyRound = nil
+        try? round.writer.close()
+    }
+
+    /// Hands what waits to the shards with a commit of the checkpoint reached, once the commit in flight is
+    /// announced.
+    private func submit(_ round: HistoryRound) throws {
+        let changes = round.order.compactMap { round.pending[$0] }
+        round.pending.removeAll(keepingCapacity: true)
+        round.order.removeAll(keepingCapacity: true)
+        try announce(round)
+        let writer = round.writer
         var indexed = 0, deleted = 0
         var batcher = ShardBatcher(writers: writer, fresh: false)
         var deletions = Array(repeating: [String](), count: writer.writers.count)
         for change in changes {
             let id = DocumentIdentity.term(entity: change.entity, key: change.key)
-            if !change.delete, let record = documents[ExactText(id)] {
-                batcher.add(ShardRecord(entity: record.entity, key: change.key, attributes: record.attributes), idTerm: id)
+            if let document = change.document {
+                batcher.add(ShardRecord(entity: document.entity, key: change.key, attributes: document.attributes), idTerm: id)
                 indexed += 1
             } else {
                 deletions[ShardLayout.shard(of: id, among: deletions.count)].append(id)
@@ -147,29 +173,33 @@ extension SpotliteIndexer {
         for (shard, terms) in deletions.enumerated() { writer.writers[shard].delete(terms) }
         // Every shard commits the checkpoint, even one this batch did not touch: the index's is the smallest.
         writer.submitCommit(metadata: [(IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970))],
-                            checkpoint: checkpoint)
-        inFlight = InFlightCommit(checkpoint: checkpoint, tally: tally, indexed: indexed, deleted: deleted)
-        tally = Tally()
+                            checkpoint: round.reached)
+        round.inFlight = InFlightCommit(checkpoint: round.reached, tally: round.tally, indexed: indexed, deleted: deleted)
+        round.submitted = round.reached
+        round.tally = Tally()
     }
 
     /// Waits until every shard has made the commit in flight (throwing the first shard's failure), then makes it
-    /// known: the summary, the indexer's position in the store (whole transactions only: what every shard has
-    /// committed), and ``indexUpdates()``.
-    private func announce(_ inFlight: inout InFlightCommit?, writer: ShardWriterSet, announcedToken: inout HistoryToken?,
-                          into summary: inout IndexUpdateSummary) throws {
-        guard let commit = inFlight else { return }
-        try writer.wait()
-        inFlight = nil
-        let token = writer.committedCheckpoint.token
+    /// known: the summary and ``indexUpdates()``.
+    private func announce(_ round: HistoryRound) throws {
+        guard let commit = round.inFlight else { return }
+        try round.writer.wait()
+        round.inFlight = nil
+        let token = round.writer.committedCheckpoint.token
         // Only now is it true. The tally holds the transactions completed before the commit's checkpoint.
         summary.indexed += commit.indexed
         summary.deleted += commit.deleted
         summary.transactions += commit.tally.transactions
         summary.changes += commit.tally.changes
         summary.token = token
-        // Pieces of one big transaction do not move the position: no store write for each of them.
-        if token != announcedToken { advancePosition(to: token) }
-        announcedToken = token
         postCommit(token: token, summary: summary)
+    }
+}
+
+extension SpotliteIndexer.HistoryRound {
+    func add(_ change: SpotliteIndexer.PendingChange) {
+        let id = ExactText(DocumentIdentity.term(entity: change.entity, key: change.key))
+        if pending[id] == nil { order.append(id) }
+        pending[id] = change
     }
 }

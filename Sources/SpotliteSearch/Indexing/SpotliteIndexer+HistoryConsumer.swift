@@ -1,3 +1,4 @@
+import GRDB
 import SpotliteStore
 
 /// The indexer consumes history with its own position (its author), so trackers and cleaners configured with it
@@ -5,4 +6,75 @@ import SpotliteStore
 extension SpotliteIndexer: HistoryPositionHolder {
     /// The indexer's position name: ``IndexerConfiguration/author``.
     public nonisolated var consumerName: String { configuration.indexer.author }
+}
+
+/// A record's document as the index builds it: its entity's indexing rules and the attributes to index.
+struct RecordDocument: Sendable {
+    var entity: IndexSchema.Entity
+    var attributes: AttributeSet
+}
+
+/// The indexer as a ``HistoryConsumer``: the library's ``HistoryConsumerDriver`` pages the history, collapses it
+/// into records, reads their documents and saves the position; the indexer writes the shards.
+///
+/// The index's truth is the checkpoint committed in every shard with its documents (``IndexCheckpoint``), so the
+/// resume point is the consumer's own; a resynchronisation is a rebuild into a new generation switched in
+/// atomically (`rebuildGeneration(reason:into:)`). The Xapian work runs on the indexer's
+/// executor; the store reads run on the driver's.
+struct IndexHistoryConsumer: HistoryConsumer {
+    unowned let indexer: SpotliteIndexer
+    let reader: IndexRecordReader
+
+    var consumerName: String { indexer.consumerName }
+
+    /// Changes of indexed entities, except updates of columns no field reads (unless a document provider decides
+    /// documents: it may read anything).
+    func includes(_ change: HistoryChange) -> Bool {
+        guard let entity = reader.schema.entities[change.entity] else { return false }
+        if change.changeType == .update, reader.provider == nil, let columns = change.updatedColumns,
+           entity.relevantColumns.isDisjoint(with: columns) {
+            return false
+        }
+        return true
+    }
+
+    func document(for record: RecordID, in db: Database) throws -> RecordDocument? {
+        try documents(for: [record], in: db)[0]
+    }
+
+    func documents(for records: [RecordID], in db: Database) throws -> [RecordDocument?] {
+        let found = try reader.attributeSets(for: records.map { IndexRecordID(entity: $0.entity, key: $0.key) }, in: db)
+        return records.map { record in
+            found[ExactText(DocumentIdentity.term(entity: record.entity, key: record.key))].map {
+                RecordDocument(entity: $0.entity, attributes: $0.attributes)
+            }
+        }
+    }
+
+    func relatedRecords(of records: [RecordID], in db: Database) throws -> [RecordID] {
+        try reader.dependents(of: records.map { IndexRecordID(entity: $0.entity, key: $0.key) }, in: db)
+            .map { RecordID(entity: $0.entity, key: $0.key) }
+    }
+
+    func resumePoint() async throws -> HistoryResumePoint {
+        try await indexer.historyResumePoint()
+    }
+
+    func resynchronizationReason(resumingAfter cursor: HistoryCursor) async throws -> String? {
+        await indexer.pendingRebuildReason
+    }
+
+    func resynchronize(because reason: HistoryResynchronizationReason, from store: SpotliteStore) async throws
+        -> HistoryResynchronization
+    {
+        .completed(through: try await indexer.rebuild(because: reason))
+    }
+
+    func apply(_ batch: HistoryBatch<RecordDocument>) async throws {
+        try await indexer.applyHistoryBatch(batch)
+    }
+
+    func flush() async throws {
+        try await indexer.flushHistory()
+    }
 }

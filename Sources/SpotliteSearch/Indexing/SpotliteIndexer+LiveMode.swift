@@ -15,7 +15,7 @@ extension SpotliteIndexer {
     /// - Throws: ``SearchError/indexLocked(path:holderPID:)`` when another indexer holds the index.
     public func start() throws {
         guard liveTask == nil else { return }
-        if lock == nil { lock = try acquireLock() }
+        try retainLock()
         // Subscribe before catching up, so a write committed during the first update is not missed.
         let notifications = store.changeNotifications()
         let delay = coalescingDelay
@@ -45,8 +45,7 @@ extension SpotliteIndexer {
         liveTask = nil
         task.cancel()
         await task.value
-        // start() may have run while this waited; it then owns the lock.
-        if liveTask == nil { lock = nil }
+        releaseLock()
     }
 
     /// Updates, retrying failures with a growing delay while live indexing stays enabled.
@@ -54,10 +53,10 @@ extension SpotliteIndexer {
         var delay = Duration.milliseconds(100)
         while liveTask != nil, !Task.isCancelled {
             do {
-                _ = try update()
+                _ = try await update()
                 lastError = nil
                 return
-            } catch is IndexingStopped {
+            } catch is CancellationError {
                 return
             } catch {
                 lastError = "\(error)"

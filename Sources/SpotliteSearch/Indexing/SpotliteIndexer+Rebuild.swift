@@ -230,10 +230,10 @@ extension SpotliteIndexer {
         return metadata
     }
 
-    /// Makes a rebuild that just went live known: the store position, the update's summary, and ``indexUpdates()``.
+    /// Makes a rebuild that just went live known: the update's summary, and ``indexUpdates()``. The history
+    /// driver saves the position in the store at `token` next.
     private func finishRebuild(token: HistoryToken?, indexed: Int, reason: String,
                                into summary: inout IndexUpdateSummary) {
-        advancePosition(to: token)
         summary.rebuilt = true
         summary.reason = reason
         summary.indexed += indexed
@@ -272,7 +272,7 @@ extension SpotliteIndexer {
                         progress?(IndexProgress(done: done, total: total))
                         // A shard that failed discards everything: stop reading rather than feed it.
                         try writers.failIfAnyFailed()
-                        if isStopRequested { throw IndexingStopped() }
+                        if isStopRequested { throw CancellationError() }
                     }
                 }
             }

@@ -46,8 +46,23 @@ public actor SpotliteIndexer {
     let provider: (any IndexDocumentProvider)?
     let logger: Logger
     let broadcaster = IndexUpdateBroadcaster()
+    /// The index's writer lock, held while anyone needs it (``lockUsers``): an update, live mode.
     var lock: IndexWriterLock?
+    var lockUsers = 0
     var liveTask: Task<Void, Never>?
+    /// The library's history loop, driving ``IndexHistoryConsumer``; made at the first update (it registers the
+    /// indexer as a consumer of the store).
+    var historyDriver: HistoryConsumerDriver<IndexHistoryConsumer>?
+    /// The shards open during a round of the driver.
+    var historyRound: HistoryRound?
+    /// Why the index must be rebuilt before history is applied, found at the start of a round.
+    var pendingRebuildReason: String?
+    /// The checkpoint of the generation the update just built, until shards are opened for history.
+    var rebuiltCheckpoint: IndexCheckpoint?
+    /// The summary of the update in progress.
+    var summary = IndexUpdateSummary()
+    /// The last update queued; the next one starts when it ends (updates never overlap).
+    var lastUpdate: Task<Void, Never>?
     /// When the update in progress began, and what its previous commit had posted: each post tells its own share.
     var updateStarted = ContinuousClock.now
     var lastPosted = IndexUpdateSummary()
@@ -64,9 +79,6 @@ public actor SpotliteIndexer {
     /// Set by ``stop()`` without waiting for the actor: an update in progress checks it between batches (after a
     /// commit, so what is indexed stays exact) and returns early, so stopping never waits for a whole backlog.
     nonisolated let stopRequest = StopRequest()
-
-    /// Thrown out of a rebuild that a ``stop()`` interrupted (the new generation is discarded, the live one kept).
-    struct IndexingStopped: Error {}
 
     /// A flag shared with whoever asks the indexer to stop, readable without the actor.
     final class StopRequest: Sendable {
@@ -134,8 +146,8 @@ public actor SpotliteIndexer {
     ///   errors; ``SearchError/engine(_:outcome:)`` when Xapian keeps failing a write (nothing past the last
     ///   successful commit is recorded, so the next update retries those changes).
     @discardableResult
-    public func update() throws -> IndexUpdateSummary {
-        try SearchError.translatingEngineErrors { try withWriterLock { try performUpdate(forcedReason: nil) } }
+    public func update() async throws -> IndexUpdateSummary {
+        try await queued { indexer in try await indexer.performUpdate(forcedReason: nil) }
     }
 
     /// Builds a fresh index from the store's current rows beside the live one, switches to it atomically, then
@@ -143,8 +155,8 @@ public actor SpotliteIndexer {
     ///
     /// - Throws: the errors of ``update()``.
     @discardableResult
-    public func rebuild(reason: String = "a rebuild was requested") throws -> IndexUpdateSummary {
-        try SearchError.translatingEngineErrors { try withWriterLock { try performUpdate(forcedReason: reason) } }
+    public func rebuild(reason: String = "a rebuild was requested") async throws -> IndexUpdateSummary {
+        try await queued { indexer in try await indexer.performUpdate(forcedReason: reason) }
     }
 
     /// Removes the index, the indexer's position in the store and its registration as a consumer, so cleanup stops
@@ -154,7 +166,12 @@ public actor SpotliteIndexer {
     /// - Throws: ``SearchError/indexingRunning`` while live indexing runs;
     ///   ``SearchError/indexLocked(path:holderPID:)`` when another indexer holds the index;
     ///   ``SearchError/cannotWrite(path:reason:)`` when the directory cannot be removed; SQLite's errors.
-    public func deleteIndex() throws {
+    public func deleteIndex() async throws {
+        guard liveTask == nil else { throw SearchError.indexingRunning }
+        try await queued { indexer in try indexer.performDeletion() }
+    }
+
+    private func performDeletion() throws {
         guard liveTask == nil else { throw SearchError.indexingRunning }
         try withWriterLock {
             do {
@@ -164,8 +181,25 @@ public actor SpotliteIndexer {
             }
         }
         // Unregistered, not only without a position: cleanup stops waiting for it at once (a registered consumer
-        // without a position would hold history back for the whole maximum duration).
+        // without a position would hold history back for the whole maximum duration). The next update registers
+        // it again with a driver of its own.
+        historyDriver = nil
         try store.unregisterConsumer(configuration.indexer.author)
+    }
+
+    /// Runs `body` after the updates queued before it: an update awaits the history driver, and another call
+    /// must not start meanwhile (it would remove the generation a rebuild is writing). Runs to its end even if the
+    /// caller is cancelled.
+    private func queued<T: Sendable>(_ body: @escaping @Sendable (isolated SpotliteIndexer) async throws -> T)
+        async throws -> T
+    {
+        let previous = lastUpdate
+        let task = Task<T, any Error> {
+            await previous?.value
+            return try await body(self)
+        }
+        lastUpdate = Task { _ = await task.result }
+        return try await task.value
     }
 
     /// Every commit of the index from now on, with the token it reflects (like Core Spotlight's index-did-update
@@ -175,10 +209,21 @@ public actor SpotliteIndexer {
     }
 
     func withWriterLock<T>(_ body: () throws -> T) throws -> T {
-        if lock != nil { return try body() }
-        lock = try acquireLock()
-        defer { lock = nil }
+        try retainLock()
+        defer { releaseLock() }
         return try body()
+    }
+
+    /// Takes the writer lock unless held already, for one more user.
+    func retainLock() throws {
+        if lock == nil { lock = try acquireLock() }
+        lockUsers += 1
+    }
+
+    /// Releases the writer lock once its last user is done.
+    func releaseLock() {
+        lockUsers -= 1
+        if lockUsers == 0 { lock = nil }
     }
 
     func acquireLock() throws -> IndexWriterLock {
@@ -190,43 +235,80 @@ public actor SpotliteIndexer {
         return try IndexWriterLock(directory: directory)
     }
 
-    private func performUpdate(forcedReason: String?) throws -> IndexUpdateSummary {
-        let clock = ContinuousClock()
-        let started = clock.now
+    /// The history driver, made on first use.
+    private func makeHistoryDriver() throws -> HistoryConsumerDriver<IndexHistoryConsumer> {
+        if let historyDriver { return historyDriver }
+        let consumer = IndexHistoryConsumer(indexer: self, reader: IndexRecordReader(schema: schema, provider: provider))
+        // The indexer logs its rebuilds and failures itself; the driver's own lines would say them twice.
+        let driver = try HistoryConsumerDriver(
+            store: store, consumer: consumer, start: .snapshot, maximumChanges: max(1, configuration.indexer.batchSize),
+            logger: Logger(label: "spotlite.indexer.history") { _ in SwiftLogNoOpLogHandler() })
+        historyDriver = driver
+        return driver
+    }
+
+    private func performUpdate(forcedReason: String?) async throws -> IndexUpdateSummary {
+        try retainLock()
+        defer { releaseLock() }
+        let started = ContinuousClock.now
         updateStarted = started
         lastPosted = IndexUpdateSummary()
-        var summary = IndexUpdateSummary()
-        _ = try store.sealPendingChanges()
-        // Triggers dropped or a table rebuilt by another program since the last pass: re-create them now, and let
-        // rebuildReason() compare the store's gap count with the index's (history cannot tell what was missed).
-        try store.verifyCapture()
-        // Leftovers of a rebuild that was killed: only the lock holder writes generations, so they are dead.
-        directory.removeStaleGenerations()
-        var reason = try forcedReason ?? rebuildReason()
-        var rebuilds = 0
-        while true {
-            if let why = reason {
-                rebuilds += 1
-                try rebuildGeneration(reason: why, into: &summary)
-                reason = nil
-            }
-            do {
-                try applyHistory(into: &summary)
-                break
-            } catch let HistoryError.expiredToken(requested, purgedThrough) {
-                // History was purged past the index's token (possibly while a rebuild ran): only rows can tell
-                // what changed. Twice in a row means cleanup outpaces rebuilding: say so rather than loop.
-                guard rebuilds < 2 else {
-                    throw HistoryError.expiredToken(requested: requested, purgedThrough: purgedThrough)
+        summary = IndexUpdateSummary()
+        pendingRebuildReason = nil
+        rebuiltCheckpoint = nil
+        do {
+            _ = try store.sealPendingChanges()
+            // Triggers dropped or a table rebuilt by another program since the last pass: re-create them now, and let
+            // rebuildReason() compare the store's gap count with the index's (history cannot tell what was missed).
+            try store.verifyCapture()
+            // Leftovers of a rebuild that was killed: only the lock holder writes generations, so they are dead.
+            directory.removeStaleGenerations()
+            let driver = try makeHistoryDriver()
+            var forced = forcedReason
+            var replays = 0
+            var damageRebuilds = 0
+            while true {
+                do {
+                    defer { closeHistoryRound() }
+                    // History purged past the index's token is the driver's to notice: it has the index rebuilt
+                    // (twice at most: more means cleanup outpaces rebuilding, and it says so).
+                    if let reason = forced {
+                        // Known already: the resume point must not open (or judge) the index being replaced.
+                        pendingRebuildReason = reason
+                        try await driver.resynchronize(reason: reason)
+                    } else {
+                        try await driver.processPending()
+                    }
+                    break
+                } catch is CancellationError {
+                    // stop(): what is committed is exact; the rest is applied by the next update.
+                    break
+                } catch let error as XapianError where error.code.isDamage {
+                    // Opening the index read its metadata fine, but a table is truncated or corrupt further in.
+                    damageRebuilds += 1
+                    guard damageRebuilds <= 1 else {
+                        throw SearchError.engine(error, outcome: "the index stays at its last committed token")
+                    }
+                    forced = "the index is damaged (\(error.type): \(error.message))"
+                } catch let SearchError.engine(error, outcome) where error.code.isDamage {
+                    damageRebuilds += 1
+                    guard damageRebuilds <= 1 else { throw SearchError.engine(error, outcome: outcome) }
+                    forced = "the index is damaged (\(error.type): \(error.message))"
+                } catch let error as XapianError where error.code != .databaseLock {
+                    // A failed write discards every change since the last commit, metadata included, so the
+                    // checkpoint in the index still says exactly what it holds: replay from there.
+                    replays += 1
+                    logger.warning("index write failed (\(error)); replaying from the last committed token (attempt \(replays))")
+                    guard replays <= Self.maximumReplays else {
+                        throw SearchError.engine(error, outcome: "the index stays at its last committed token; the next update retries")
+                    }
+                    forced = nil
                 }
-                reason = "the history after token \(requested.map { "\($0)" } ?? "0") was deleted (through token \(purgedThrough)) before the index consumed it"
-            } catch let SearchError.engine(error, _) where rebuilds < 2 && error.code.isDamage {
-                // Opening the index read its metadata fine, but a table is truncated or corrupt further in.
-                reason = "the index is damaged (\(error.type): \(error.message))"
             }
+        } catch let error as XapianError {
+            throw SearchError.engine(error)
         }
-        let elapsed = clock.now - started
-        summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        summary.seconds = Self.seconds(ContinuousClock.now - started)
         return summary
     }
 
@@ -249,16 +331,5 @@ public actor SpotliteIndexer {
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
-    /// Saves the indexer's position in the store after a commit. A failure here is not the index's: the position
-    /// only lags (holding history a little longer), and the next commit saves it again.
-    func advancePosition(to token: HistoryToken?) {
-        guard let token else { return }
-        do {
-            try store.saveConsumerPosition(token, for: configuration.indexer.author)
-        } catch {
-            logger.warning("could not save the indexer's position \(token) in the store: \(error); the next commit retries")
-        }
     }
 }
