@@ -94,7 +94,7 @@ bench: deps
 	  echo "make bench: no Debtags vocabulary at $(DEBTAGS_VOCABULARY) (apt-get install debtags); skipping that collection"; \
 	fi
 
-# The long reliability suites (crash, concurrency, bad input, resources), in release mode; `make test` runs their
+# The long reliability suites (crash, concurrency, bad input, correctness, remote shards, resources), in release mode; `make test` runs their
 # quick versions. SEED picks every random choice: `make stress SEED=7` repeats a run.
 SEED ?= 1
 stress: release
