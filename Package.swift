@@ -77,7 +77,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Crash, concurrency, bad-input and resource suites (`make stress`; quick versions run in `make test`).
+        // Crash, concurrency, bad-input, correctness, remote-shard and resource suites (`make stress`; quick versions run in `make test`).
         .executableTarget(
             name: "spotlite-reliability",
             dependencies: [
@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "CXapianTests", dependencies: ["CXapian", "SpotliteTestSupport"]),
         .testTarget(name: "SpotliteStoreTests", dependencies: ["SpotliteStore", "SpotliteTooling", "SpotliteTestSupport"]),
         .testTarget(name: "SpotliteSearchTests", dependencies: ["Spotlite", "SpotliteTooling", "SpotliteTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SpotliteStore", "SpotliteTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteTooling", "SpotliteTestSupport"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

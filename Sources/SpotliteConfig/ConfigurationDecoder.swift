@@ -9,7 +9,8 @@ struct ConfigurationDecoder {
     let source: String
     let order: TOMLKeyOrder
 
-    private static let rootKeys = ["store", "index", "shards", "history", "indexer", "entities", "model", "search"]
+    private static let rootKeys = ["store", "index", "shards", "history", "indexer", "entities", "model", "search", "remote"]
+    private static let remoteKeys = ["connect_timeout", "timeout"]
     private static let historyKeys = [
         "authors", "batch_authors", "mirror_authors", "deliver_unattributed", "maximum_duration", "clean",
     ]
@@ -33,6 +34,9 @@ struct ConfigurationDecoder {
         }
         if let shards = try decodeShards(document) {
             configuration.shards = shards
+        }
+        if let remote = try table(document, "remote", expected: "a table ([remote])") {
+            configuration.remote = try decodeRemote(remote)
         }
         if let history = try table(document, "history", expected: "a table ([history])") {
             configuration.history = try decodeHistory(history)
@@ -59,6 +63,11 @@ struct ConfigurationDecoder {
     private func decodeShards(_ document: Table) throws(ConfigurationError) -> IndexShards? {
         guard let value = document.table["shards"] else { return nil }
         if let count = value.int { return .count(count) }
+        if let array = value.array, let position = array.firstIndex(where: { $0.int != nil }) {
+            // `shards = [3, "tcp://…"]`: a count and locations mixed.
+            throw error(at: document.path.appending("shards"), .wrongType,
+                        "expected either a count alone (shards = 3) or a list of locations, each a path or \"tcp://HOST:PORT\"; found the number \(array[position].int!) at position \(position + 1) of the list; write the count alone, or one location per shard")
+        }
         guard value.array != nil,
               let texts = try strings(document, "shards", expected: Expectation.shardLocation) else {
             throw typeError(document, "shards", expected: Expectation.shards, found: value)
@@ -119,6 +128,19 @@ struct ConfigurationDecoder {
         case (nil, nil):
             throw error(at: path, .missingKey, "expected \(Expectation.deletionSchedule); found an empty table")
         }
+    }
+
+    private func decodeRemote(_ remote: Table) throws(ConfigurationError) -> RemoteConfiguration {
+        try checkKeys(of: remote, known: Self.remoteKeys)
+        var result = RemoteConfiguration()
+        for key in Self.remoteKeys {
+            guard let text = try string(remote, key, expected: Expectation.timeout) else { continue }
+            guard let duration = DurationText.parseTimeout(text) else {
+                throw error(at: remote.path.appending(key), .invalidValue, "expected \(Expectation.timeout); found \(ConfigurationKeyPath.quoted(text))")
+            }
+            if key == "timeout" { result.timeout = duration } else { result.connectTimeout = duration }
+        }
+        return result
     }
 
     private func decodeIndexer(_ indexer: Table) throws(ConfigurationError) -> IndexerConfiguration {

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `spotlite-reliability`: the crash, concurrency, bad-input, correctness and resource suites of Spotlite.
+/// `spotlite-reliability`: the crash, concurrency, bad-input, correctness, remote-shard and resource suites of Spotlite.
 ///
 /// Each suite prints `<suite>: N passed, N failed` and its figures, is seeded (`--seed`), runs a quick version by
 /// default (seconds; `make test` runs it) and a long one with `--long` (`make stress`).
@@ -8,9 +8,9 @@ import ArgumentParser
 struct ReliabilityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "spotlite-reliability",
-        abstract: "Crash, concurrency, bad-input, correctness and resource suites for Spotlite.",
+        abstract: "Crash, concurrency, bad-input, correctness, remote-shard and resource suites for Spotlite.",
         subcommands: [AllCommand.self, CrashCommand.self, ConcurrencyCommand.self, BadInputCommand.self,
-                      CorrectnessCommand.self, ResourcesCommand.self, CheckCommand.self, WriterCommand.self,
+                      CorrectnessCommand.self, RemoteCommand.self, ResourcesCommand.self, CheckCommand.self, WriterCommand.self,
                       ConsumerCommand.self, ShardCrashCommand.self]
     )
 }

@@ -14,7 +14,8 @@ final class RemoteShardSandbox {
     let local: IndexerSandbox
     private let serverDirectory: XapianTestDirectory
 
-    init(shards: Int = 3) throws {
+    /// `remote`: more top-level TOML after the `shards` list, e.g. a `[remote]` table.
+    init(shards: Int = 3, remote: String = "") throws {
         serverDirectory = try XapianTestDirectory()
         var servers: [XapianTcpServer] = []
         for shard in 0..<shards {
@@ -22,7 +23,7 @@ final class RemoteShardSandbox {
         }
         self.servers = servers
         let list = servers.map { "\"\($0.location)\"" }.joined(separator: ", ")
-        sandbox = try IndexerSandbox(top: "shards = [\(list)]")
+        sandbox = try IndexerSandbox(top: "shards = [\(list)]\n\(remote)")
         local = try IndexerSandbox(top: "shards = 1")
     }
 
@@ -183,6 +184,40 @@ struct RemoteShardTests {
         #expect(throws: SearchError.indexMissing(path: shards.sandbox.indexPath)) {
             try shards.sandbox.makeSearcher().search(SearchRequest("search"))
         }
+    }
+
+    @Test("[remote] timeouts reach every connection: a server that stopped answering fails searches and updates naming it")
+    func configuredTimeouts() async throws {
+        let shards = try RemoteShardSandbox(remote: "[remote]\nconnect_timeout = \"1s\"\ntimeout = \"1500ms\"")
+        let limits = RemoteConfiguration(connectTimeout: .seconds(1), timeout: .milliseconds(1500))
+        #expect(shards.sandbox.configuration.remote == limits)
+        try shards.write(ShardedIndexTests.generatedPackages(count: 60))
+        try await shards.sandbox.makeIndexer().update()
+        // The layouts that searches, updates and the status open carry the configured limits.
+        let directory = IndexDirectory(path: shards.sandbox.indexPath, remote: shards.sandbox.configuration.remote)
+        #expect(try #require(directory.liveLayout()).remote == limits)
+
+        let victim = shards.servers[1]
+        victim.signal(SIGSTOP)  // accepts connections in the kernel, answers nothing, as a hung host would
+        defer { victim.signal(SIGCONT) }
+        let searchError = #expect(throws: SearchError.self) {
+            try shards.sandbox.makeSearcher().search(SearchRequest("search", correctsSpelling: false))
+        }
+        guard case let .shardUnavailable(shard, reason)? = searchError else {
+            Issue.record("expected shardUnavailable, got \(String(describing: searchError))")
+            return
+        }
+        #expect(shard == victim.hostAndPort)
+        #expect(reason.contains("Timeout"), "\(reason)")
+        try shards.write(ShardedIndexTests.generatedPackages(count: 70).suffix(10))
+        let updateError = await #expect(throws: SearchError.self) { try await shards.sandbox.makeIndexer().update() }
+        #expect(updateError?.description.contains("shard \(victim.hostAndPort) is unavailable") == true,
+                "\(String(describing: updateError))")
+
+        victim.signal(SIGCONT)
+        try await shards.local.makeIndexer().update()
+        try await shards.sandbox.makeIndexer().update()
+        try shards.expectSameAnswers()
     }
 
     @Test("shards at local paths are placed like remote ones: written in place, searched as one, rebuilt by tag and sweep")

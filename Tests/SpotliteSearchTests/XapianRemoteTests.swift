@@ -69,7 +69,7 @@ struct XapianRemoteTests {
     }
 
     @Test func aRefusedConnectionIsANetworkErrorNamingHostAndPort() throws {
-        let port = try XapianTcpServer.freePort()
+        let port = try LoopbackPort.free()
         let location = XapianRemote(host: "127.0.0.1", port: port)
         let write = #expect(throws: XapianError.self) { try XapianWritableDatabase(remote: location) }
         #expect(write?.code == .network)

@@ -22,9 +22,12 @@ struct IndexDirectory: Sendable {
     static let replicaMarkerName = "replica-of"
 
     let path: String
+    /// The timeouts of shards placed on servers, for the layouts this directory's shard map describes.
+    let remote: RemoteConfiguration
 
-    init(path: String) {
+    init(path: String, remote: RemoteConfiguration = RemoteConfiguration()) {
         self.path = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+        self.remote = remote
     }
 
     var stubPath: String { path + "/" + Self.stubName }

@@ -32,6 +32,8 @@ struct ShardLayout: Sendable, Equatable {
     let expectedUUIDs: [String]?
     /// The generation tag term of placed shards' documents (from the shard map).
     let tagTerm: String?
+    /// How long connecting to and waiting for remote shards may take (the configuration's `[remote]` table).
+    var remote = RemoteConfiguration()
 
     init(generationPath: String, count: Int) {
         self.generationPath = generationPath
@@ -55,6 +57,12 @@ struct ShardLayout: Sendable, Equatable {
         guard let locations = map.locations, !locations.isEmpty else { return nil }
         self.init(directoryPath: directory.path, locations: locations, expectedUUIDs: map.shards.map(\.uuid),
                   tagTerm: map.tagTerm)
+        remote = directory.remote
+    }
+
+    /// Where a remote shard's server is, with the configured timeouts.
+    private func server(host: String, port: Int) -> XapianRemote {
+        XapianRemote(host: host, port: port, timeout: remote.timeout, connectTimeout: remote.connectTimeout)
     }
 
     /// Whether the shards live at configured locations (rebuilt in place, by generation tag and sweep).
@@ -71,7 +79,7 @@ struct ShardLayout: Sendable, Equatable {
         let database: XapianDatabase
         do {
             switch locations?[shard] {
-            case let .remote(host, port)?: database = try XapianDatabase(remote: XapianRemote(host: host, port: port))
+            case let .remote(host, port)?: database = try XapianDatabase(remote: server(host: host, port: port))
             case let .path(path)?: database = try XapianDatabase(path: path)
             case nil: database = try XapianDatabase(path: shardPath(shard))
             }
@@ -92,7 +100,7 @@ struct ShardLayout: Sendable, Equatable {
         do {
             switch locations?[shard] {
             case let .remote(host, port)?:
-                database = try XapianWritableDatabase(remote: XapianRemote(host: host, port: port))
+                database = try XapianWritableDatabase(remote: server(host: host, port: port))
             case let .path(path)?:
                 try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                         withIntermediateDirectories: true)

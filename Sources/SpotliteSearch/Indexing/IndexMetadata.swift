@@ -23,6 +23,10 @@ struct IndexMetadata: Sendable, Hashable {
     /// 4: sharded generations.
     static let format = "4"
 
+    /// Every key the index writes, to empty a shard that stays in use (`deleteIndex()` of placed shards).
+    static let allKeys = [tokenKey, changeKey, storeIDKey, fingerprintKey, descriptionKey, updatedAtKey, formatKey,
+                          modelVersionKey, captureGapKey, shardKey]
+
     var token: HistoryToken?
     /// The last change indexed inside the transaction after ``token``, or nil.
     var changeID: Int64?

@@ -25,6 +25,14 @@ public struct IndexStatus: Sendable, Hashable {
     public var checkpoints: [HistoryPosition]
     /// When the index was last committed.
     public var updatedAt: Date?
+    /// Every shard placed at a location (`shards = ["tcp://HOST:PORT", …]`), in order, with what it holds or why it
+    /// cannot be read; empty for shards in the index directory. When a shard cannot be reached, the status still
+    /// answers: that shard carries the problem, ``documents`` counts the others, ``token`` is nil (the index's token
+    /// is the smallest of the shards') and ``pendingTransactions`` counts from the indexer's position in the store.
+    public var shards: [ShardStatus] = []
+
+    /// The shards that could not be read, by name (`HOST:PORT`).
+    public var unavailableShards: [String] { shards.filter { !$0.isAvailable }.map(\.name) }
 
     /// Reads the status without taking the writer lock: it works while an indexer runs.
     ///
@@ -33,23 +41,42 @@ public struct IndexStatus: Sendable, Hashable {
     public init(store: SpotliteStore, configuration: SpotliteConfiguration, indexPath: String? = nil) throws {
         let schema = try IndexSchema(configuration: configuration)
         index = indexPath ?? configuration.indexPath
-        let directory = IndexDirectory(path: index)
+        let directory = IndexDirectory(path: index, remote: configuration.remote)
         configurationFingerprint = schema.fingerprint
         storeToken = try store.currentToken()
         oldestHistoryToken = try store.oldestToken()
         checkpoints = try store.positions()
+        var tokenKnown = true
         if let layout = directory.liveLayout(), layout.isPlaced {
-            do {
-                let database = try layout.openCombined().database
-                let metadata = try IndexMetadata(reading: database.metadata(forKey:))
-                exists = true
-                documents = try database.documentCount()
-                token = try layout.committedToken()
-                fingerprint = metadata.fingerprint
-                updatedAt = metadata.updatedAt
-            } catch let error as XapianError {
-                throw SearchError.reading(error, path: index)
+            var metadata: IndexMetadata?
+            for shard in 0..<layout.count {
+                var status = ShardStatus(name: layout.shardName(shard), location: layout.locations?[shard].description)
+                do {
+                    let database = try layout.openReader(shard)
+                    let shardMetadata = try IndexMetadata(reading: database.metadata(forKey:))
+                    status.documents = try database.documentCount()
+                    status.token = shardMetadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
+                    metadata = metadata ?? shardMetadata
+                } catch let error as SearchError {
+                    switch error {
+                    case .shardUnavailable, .shardIdentityChanged: status.problem = error.description
+                    default: throw error
+                    }
+                } catch let error as XapianError {
+                    guard case let .shardUnavailable(_, reason) = ShardLayout.naming(error, shard: status.name) as? SearchError else {
+                        throw SearchError.reading(error, path: index)
+                    }
+                    status.problem = SearchError.shardUnavailable(shard: status.name, reason: reason).description
+                }
+                shards.append(status)
             }
+            exists = true
+            documents = shards.compactMap(\.documents).reduce(0, +)
+            tokenKnown = !shards.contains { !$0.isAvailable }
+            let tokens = shards.map { $0.token?.rawValue ?? 0 }
+            token = tokenKnown && (tokens.min() ?? 0) > 0 ? HistoryToken(rawValue: tokens.min()!) : nil
+            fingerprint = metadata?.fingerprint
+            updatedAt = metadata?.updatedAt
         } else if let generation = directory.liveGeneration {
             do {
                 let generationPath = directory.generationPath(generation)
@@ -76,8 +103,10 @@ public struct IndexStatus: Sendable, Hashable {
             updatedAt = nil
         }
         if exists {
+            // With a shard unreadable, the indexer's position is what every shard is known to have committed.
+            let from = tokenKnown ? token : checkpoints.first { $0.author == configuration.indexer.author }?.token
             do {
-                pendingTransactions = try store.countHistory(HistoryRequest.after(token))
+                pendingTransactions = try store.countHistory(HistoryRequest.after(from))
             } catch is HistoryError {
                 // History after the index's token was purged: the next update rebuilds; count what is there.
                 pendingTransactions = try store.countHistory(HistoryRequest.allRetained)
@@ -89,7 +118,7 @@ public struct IndexStatus: Sendable, Hashable {
 
     /// The JSON object of `spotlite index status --json`.
     public var jsonObject: [String: Any] {
-        [
+        var object: [String: Any] = [
             "index": index,
             "documents": documents,
             "token": token?.rawValue ?? 0,
@@ -102,5 +131,11 @@ public struct IndexStatus: Sendable, Hashable {
                  "timestamp": ISO8601.string(from: position.timestamp)] as [String: Any]
             },
         ]
+        if !shards.isEmpty {
+            object["shards"] = shards.map(\.jsonObject)
+            object["unavailable_shards"] = unavailableShards
+        }
+        if !shards.isEmpty && !unavailableShards.isEmpty { object["token"] = NSNull() }
+        return object
     }
 }

@@ -177,8 +177,9 @@ extension SpotliteIndexer {
         let modelVersion = try store.currentModelVersion()
         let captureGap = try store.captureGap().count
         let generation = ShardMap.newGeneration()
-        let layout = ShardLayout(directoryPath: directory.path, locations: locations, expectedUUIDs: nil,
+        var layout = ShardLayout(directoryPath: directory.path, locations: locations, expectedUUIDs: nil,
                                  tagTerm: ShardMap.tagPrefix + generation)
+        layout.remote = configuration.remote
         let token: HistoryToken?, indexed: Int, uuids: [String]
         do {
             // The identity check is off: a rebuild is how a shard's database gets (re)recorded in the map.

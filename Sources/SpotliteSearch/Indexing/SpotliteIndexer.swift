@@ -113,7 +113,7 @@ public actor SpotliteIndexer {
         self.indexPath = indexPath ?? configuration.indexPath
         self.coalescingDelay = coalescingDelay
         self.schema = try IndexSchema(configuration: configuration)
-        self.directory = IndexDirectory(path: self.indexPath)
+        self.directory = IndexDirectory(path: self.indexPath, remote: configuration.remote)
         self.provider = documentProvider
         self.logger = logger ?? Logger(label: "spotlite.indexer")
     }
@@ -161,19 +161,35 @@ public actor SpotliteIndexer {
 
     /// Removes the index, the indexer's position in the store and its registration as a consumer, so cleanup stops
     /// waiting for it at once.
+    ///
+    /// Shards placed at locations (`shards = ["tcp://HOST:PORT", …]`) are emptied through their servers first: every
+    /// document the index wrote there and its metadata are deleted and committed, then the shard map goes. Every
+    /// shard is opened (and its identity checked) before any is emptied, so a shard that cannot be reached fails the
+    /// call with nothing deleted. With `keepingPlacedShards`, only the local state goes (the shard map and the lock):
+    /// the documents stay on the servers, and the next build rewrites them by generation tag and sweep.
     /// Refuses while live indexing runs: call ``stop()`` first, or the index would be rebuilt at once.
     ///
     /// - Throws: ``SearchError/indexingRunning`` while live indexing runs;
     ///   ``SearchError/indexLocked(path:holderPID:)`` when another indexer holds the index;
+    ///   ``SearchError/shardUnavailable(shard:reason:)`` or ``SearchError/shardIdentityChanged(shard:expected:found:)``
+    ///   for a placed shard that cannot be emptied (nothing is deleted then);
     ///   ``SearchError/cannotWrite(path:reason:)`` when the directory cannot be removed; SQLite's errors.
-    public func deleteIndex() async throws {
+    @discardableResult
+    public func deleteIndex(keepingPlacedShards: Bool = false) async throws -> IndexDeletion {
         guard liveTask == nil else { throw SearchError.indexingRunning }
-        try await queued { indexer in try indexer.performDeletion() }
+        return try await queued { indexer in try indexer.performDeletion(keepingPlacedShards: keepingPlacedShards) }
     }
 
-    private func performDeletion() throws {
+    private func performDeletion(keepingPlacedShards: Bool) throws -> IndexDeletion {
         guard liveTask == nil else { throw SearchError.indexingRunning }
+        var deletion = IndexDeletion(hadIndex: false)
         try withWriterLock {
+            deletion.hadIndex = directory.exists || directory.hasShardMap
+            if !keepingPlacedShards, let map = ShardMap.read(in: directory),
+               let layout = ShardLayout(directory: directory, map: map) {
+                deletion.documentsDeleted = try emptyPlacedShards(layout)
+                deletion.emptiedShards = (0..<layout.count).map(layout.shardName)
+            }
             do {
                 try directory.remove()
             } catch {
@@ -185,6 +201,39 @@ public actor SpotliteIndexer {
         // it again with a driver of its own.
         historyDriver = nil
         try store.unregisterConsumer(configuration.indexer.author)
+        return deletion
+    }
+
+    /// Deletes every document the index wrote in the placed shards of `layout` (all carry a generation tag) and the
+    /// index's metadata there; returns how many documents went.
+    private func emptyPlacedShards(_ layout: ShardLayout) throws -> Int {
+        // All opened first: a shard down or replaced fails before anything is deleted anywhere.
+        var writers: [XapianWritableDatabase] = []
+        defer { for writer in writers { try? writer.close() } }
+        for shard in 0..<layout.count {
+            do {
+                writers.append(try layout.openWriter(shard, action: .open, noSync: false, checkIdentity: true))
+            } catch let error as XapianError {
+                throw SearchError.engine(error, outcome: "while opening shard \(layout.shardName(shard)) to empty it; nothing was deleted")
+            }
+        }
+        var deleted = 0
+        for (shard, writer) in writers.enumerated() {
+            do {
+                let before = try writer.documentCount()
+                try writer.sweep(prefix: ShardMap.tagPrefix, keeping: ShardMap.tagPrefix)
+                for key in IndexMetadata.allKeys { try writer.setMetadata("", forKey: key) }
+                try writer.commit()
+                deleted += before - (try writer.documentCount())
+            } catch {
+                let named = ShardLayout.naming(error, shard: layout.shardName(shard))
+                if let error = named as? XapianError {
+                    throw SearchError.engine(error, outcome: "while emptying shard \(layout.shardName(shard)); the shard map stays until every shard is emptied: run `spotlite index delete` again")
+                }
+                throw named
+            }
+        }
+        return deleted
     }
 
     /// Runs `body` after the updates queued before it: an update awaits the history driver, and another call

@@ -74,7 +74,7 @@ public final class IndexSearcher: Sendable {
         try Self.validate(ranking)
         self.ranking = ranking
         self.schema = try IndexSchema(configuration: configuration)
-        self.directory = IndexDirectory(path: self.indexPath)
+        self.directory = IndexDirectory(path: self.indexPath, remote: configuration.remote)
         self.bm25 = ranking.bm25
         self.state = Mutex(State(open: nil))
     }

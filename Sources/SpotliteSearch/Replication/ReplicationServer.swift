@@ -25,7 +25,7 @@ public final class ReplicationServer: Sendable {
         var layoutDatabase: XapianWritableDatabase?
         var published: ReplicationLayout?
         var publishedStub: IndexDirectory.StubIdentity?
-        var child: SpawnedServer?
+        var child: SessionProcess?
     }
 
     /// A server for the index at `indexPath`, to listen on `address` once started.
@@ -80,9 +80,14 @@ public final class ReplicationServer: Sendable {
         // itself and its connection handlers, never this process or the shell that started it.
         let log = FileManager.default.temporaryDirectory
             .appendingPathComponent("spotlite-replicate-server-\(getpid())-\(UUID().uuidString).log").path
-        let process = try SpawnedServer(executable: tool.path, arguments: [
-            "--interface", address.host, "--port", String(address.port), indexPath,
-        ], logPath: log)
+        let process: SessionProcess
+        do {
+            process = try SessionProcess(executable: tool.path, arguments: [
+                "--interface", address.host, "--port", String(address.port), indexPath,
+            ], outputPath: log)
+        } catch let failure as SessionProcess.Failure {
+            throw ReplicationError.toolMissing("xapian-replicate-server (\(failure.description))")
+        }
         state.withLock { $0.child = process }
         let deadline = Date().addingTimeInterval(timeout)
         while !Self.accepts(address) {
@@ -133,7 +138,7 @@ public final class ReplicationServer: Sendable {
 
     /// Stops the server (SIGTERM, then SIGKILL after two seconds) and closes the layout database.
     public func stop() {
-        let child = state.withLock { state -> SpawnedServer? in
+        let child = state.withLock { state -> SessionProcess? in
             defer {
                 state.child = nil
                 state.layoutDatabase = nil
@@ -141,6 +146,7 @@ public final class ReplicationServer: Sendable {
             return state.child
         }
         child?.stop()
+        child?.removeOutput()
     }
 
     /// Fails with a plain message when `address` cannot be listened on (in use, not an address of this host).

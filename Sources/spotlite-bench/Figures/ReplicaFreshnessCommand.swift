@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GRDB
 import Spotlite
+import SpotliteTooling
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -164,17 +165,10 @@ struct ReplicaFreshnessCommand: AsyncParsableCommand {
     }
 
     static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("cannot open a socket to find a free port") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        do {
+            return try LoopbackPort.free()
+        } catch {
+            throw BenchError("cannot find a free port on 127.0.0.1 (\(error)); pass --port")
         }
-        guard bound else { throw BenchError("cannot find a free port on 127.0.0.1; pass --port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

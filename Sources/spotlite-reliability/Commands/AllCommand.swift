@@ -28,6 +28,11 @@ struct AllCommand: ParsableCommand {
                                              settings: .forMode(long: options.long), seed: options.seed)
             try suite.run()
         })
+        reports.append(try SuiteRunner.run("remote", options: options) { workspace, report in
+            var suite = try RemoteSuite(workspace: workspace, report: report, settings: .forMode(long: options.long),
+                                        seed: options.seed, long: options.long)
+            try suite.run()
+        })
         reports.append(try SuiteRunner.run("resources", options: options) { workspace, report in
             var suite = try ResourcesSuite(workspace: workspace, report: report,
                                            settings: .forMode(long: options.long), seed: options.seed)

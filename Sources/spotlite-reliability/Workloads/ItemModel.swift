@@ -15,12 +15,17 @@ enum ItemModel {
     static let slowConsumer = "slow-consumer"
 
     /// The configuration file of a suite's workspace.
+    /// `shardLocations` places the shards (`shards = ["tcp://…", …]`) instead of counting them; `indexerAuthor` names
+    /// the indexer's position (a second index of the same store needs its own).
     static func configuration(storePath: String, indexPath: String, batchSize: Int = 50,
-                              bodyStored: Bool = true, shards: Int? = nil) -> String {
-        """
+                              bodyStored: Bool = true, shards: Int? = nil, shardLocations: [String]? = nil,
+                              indexerAuthor: String? = nil) -> String {
+        let shardsLine = shardLocations.map { "shards = [" + $0.map(tomlString).joined(separator: ", ") + "]" }
+            ?? shards.map { "shards = \($0)" } ?? ""
+        return """
         store = \(tomlString(storePath))
         index = \(tomlString(indexPath))
-        \(shards.map { "shards = \($0)" } ?? "")
+        \(shardsLine)
 
         [history]
         authors = ["writer-a", "writer-b", "\(slowConsumer)"]
@@ -28,6 +33,7 @@ enum ItemModel {
 
         [indexer]
         batch_size = \(batchSize)
+        \(indexerAuthor.map { "author = " + tomlString($0) } ?? "")
 
         [entities.Item]
         key = "id"

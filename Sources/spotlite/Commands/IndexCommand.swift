@@ -143,9 +143,14 @@ struct IndexCommand: AsyncParsableCommand {
             let status = try IndexStatus(store: store, configuration: environment.configuration)
             if json {
                 JSONOutput.print(status.jsonObject)
-                return
+            } else {
+                print(IndexCommand.render(status))
             }
-            print(IndexCommand.render(status))
+            // The status is shown in full; a shard that cannot be read still fails the command, for scripts and
+            // monitoring, with the first such shard's one-line error.
+            if let problem = status.shards.first(where: { !$0.isAvailable })?.problem {
+                throw CommandFailure(message: problem, status: ExitStatus.failure)
+            }
         }
     }
 
@@ -153,7 +158,8 @@ struct IndexCommand: AsyncParsableCommand {
         var rows: [(String, String)] = [
             ("Index", status.index + (status.exists ? "" : " (not built yet: run `spotlite index update`)")),
             ("Documents", Terminal.number(status.documents)),
-            ("Token", status.token.map { "\($0)" } ?? "0"),
+            ("Token", status.token.map { "\($0)" }
+                ?? (status.unavailableShards.isEmpty ? "0" : "unknown (a shard cannot be read; the indexer's position is what every shard committed)")),
             ("Store token", status.storeToken.map { "\($0)" } ?? "0"),
             ("Pending", Plural.count(status.pendingTransactions, "transaction")),
             ("Oldest history", status.oldestHistoryToken.map { "token \($0)" } ?? "none"),
@@ -161,8 +167,21 @@ struct IndexCommand: AsyncParsableCommand {
                 ?? "\(status.configurationFingerprint) (the configuration's; no index built yet)"),
             ("Last update", status.updatedAt.map { ISO8601.string(from: $0) } ?? "never"),
         ]
+        if !status.shards.isEmpty {
+            let unavailable = status.unavailableShards.count
+            rows.append(("Shards", "\(status.shards.count)" + (unavailable > 0 ? " (\(unavailable) unavailable)" : "")))
+        }
         let width = rows.map(\.0.count).max() ?? 0
         var lines = rows.map { Terminal.strong($0.0.padding(toLength: width, withPad: " ", startingAt: 0)) + "  " + $0.1 }
+        let nameWidth = status.shards.map(\.name.count).max() ?? 0
+        for shard in status.shards {
+            let name = "  " + shard.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
+            if let problem = shard.problem {
+                lines.append(name + "unavailable: " + problem)
+            } else {
+                lines.append(name + Plural.count(shard.documents ?? 0, "document") + ", token \(shard.token.map { "\($0)" } ?? "0")")
+            }
+        }
         lines.append("")
         if status.checkpoints.isEmpty {
             lines.append("No author positions recorded.")
@@ -184,12 +203,18 @@ struct IndexCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove the index and the indexer's position in the store (cleanup stops waiting for it).",
             discussion: """
-            The store and its history are untouched; the next `spotlite index update` builds the index again.
+            The store and its history are untouched; the next `spotlite index update` builds the index again. Shards \
+            placed on servers (shards = ["tcp://HOST:PORT", …]) are emptied through their servers: the documents and \
+            metadata the index wrote there are deleted, and the servers keep serving empty databases. Every shard must \
+            be reachable (nothing is deleted otherwise), unless --local-only leaves their documents where they are.
 
             EXAMPLES
               spotlite index delete
+              spotlite index delete --local-only
             """)
 
+        @Flag(help: ArgumentHelp("With shards placed on servers or paths, remove only the local state (the shard map and the lock) and leave the documents in the shards; the next build rewrites them."))
+        var localOnly = false
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
@@ -199,12 +224,29 @@ struct IndexCommand: AsyncParsableCommand {
             let author = environment.configuration.indexer.author
             let hadIndex = FileManager.default.fileExists(atPath: indexer.indexPath)
             let hadPosition = try store.position(of: author) != nil
-            try await indexer.deleteIndex()
+            let deletion: IndexDeletion
+            do {
+                deletion = try await indexer.deleteIndex(keepingPlacedShards: localOnly)
+            } catch let error as SearchError {
+                switch error {
+                case let .shardUnavailable(shard, reason):
+                    throw CommandFailure(message: "cannot empty shard \(shard) of the index (\(reason)); start its xapian-tcpsrv and run `spotlite index delete` again, or `spotlite index delete --local-only` to leave the documents on the servers (nothing was deleted)", status: ExitStatus.failure)
+                case let .shardIdentityChanged(shard, expected, found):
+                    throw CommandFailure(message: "shard \(shard) serves another database (UUID \(found), the index's shard map records \(expected)), which `spotlite index delete` will not empty; point its server at the shard's database and run it again, or `spotlite index delete --local-only` to leave that database alone (nothing was deleted)", status: ExitStatus.failure)
+                default:
+                    throw error
+                }
+            }
+            let emptied = deletion.emptiedShards.isEmpty ? ""
+                : ", its \(Plural.count(deletion.documentsDeleted, "document")) on \(Plural.count(deletion.emptiedShards.count, "shard")) (\(deletion.emptiedShards.joined(separator: ", ")))"
             switch (hadIndex, hadPosition) {
-            case (true, true): print("Deleted the index at \(indexer.indexPath) and the position of \(author).")
-            case (true, false): print("Deleted the index at \(indexer.indexPath) (\(author) had no position).")
+            case (true, true): print("Deleted the index at \(indexer.indexPath)\(emptied) and the position of \(author).")
+            case (true, false): print("Deleted the index at \(indexer.indexPath)\(emptied) (\(author) had no position).")
             case (false, true): print("No index at \(indexer.indexPath); deleted the position of \(author).")
             case (false, false): print("No index at \(indexer.indexPath) and no position of \(author): nothing to delete.")
+            }
+            if localOnly && environment.configuration.shards.locations?.contains(where: \.isRemote) == true && hadIndex {
+                print("The documents on the shard servers were left in place (--local-only); the next `spotlite index update` rewrites them.")
             }
         }
     }

@@ -28,4 +28,22 @@ package enum DurationText {
         }
         return "\(seconds)s"
     }
+
+    /// A timeout as written in `[remote]`: `DurationText` plus milliseconds (`"500ms"`); nil when it is not one.
+    package static func parseTimeout(_ text: String) -> Duration? {
+        if text.hasSuffix("ms") {
+            let digits = text.dropLast(2)
+            guard !digits.isEmpty, digits.count <= 12, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+                  let count = Int64(digits), count > 0 else { return nil }
+            return .milliseconds(count)
+        }
+        return parse(text)
+    }
+
+    /// A timeout for messages: whole seconds as `format` shows them, anything else in milliseconds.
+    package static func formatTimeout(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        if attoseconds == 0, seconds > 0 { return format(duration) }
+        return "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000)ms"
+    }
 }

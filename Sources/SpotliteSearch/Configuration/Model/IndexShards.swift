@@ -70,7 +70,10 @@ public enum ShardLocation: Sendable, Hashable, CustomStringConvertible {
         guard let portText, !portText.isEmpty else {
             return .failure(ShardLocationError("\"\(text)\", which has no port (write tcp://HOST:PORT)"))
         }
-        guard portText.allSatisfy(\.isASCII), let port = Int(portText) else {
+        if let slash = portText.firstIndex(of: "/"), portText[..<slash].allSatisfy({ $0.isASCII && $0.isNumber }) {
+            return .failure(ShardLocationError("\"\(text)\", which has a path after the port (a server serves one database: write tcp://HOST:PORT)"))
+        }
+        guard portText.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(portText) else {
             return .failure(ShardLocationError("\"\(text)\", whose port \"\(portText)\" is not a number"))
         }
         return .success(.remote(host: String(host), port: port))
@@ -90,6 +93,33 @@ public enum ShardLocation: Sendable, Hashable, CustomStringConvertible {
         case let .path(path): path
         case let .remote(host, port): (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
         }
+    }
+
+    /// What two locations naming the same shard share: host names compared without case, paths with `.`, `..` and
+    /// repeated slashes removed (relative paths stay apart from absolute ones).
+    var identity: String {
+        switch self {
+        case let .path(path):
+            path.hasPrefix("/") ? SpotliteConfiguration.resolvePath(path, against: "/")
+                : "./" + SpotliteConfiguration.resolvePath(path, against: "/")
+        case let .remote(host, port): "tcp://" + host.lowercased() + ":\(port)"
+        }
+    }
+
+    /// Whether `host` is a host name (letters, digits, `-`, `_`, dots between labels) or an address (IPv4, or IPv6
+    /// without its brackets, with an optional `%zone`).
+    static func isHost(_ host: String) -> Bool {
+        guard !host.isEmpty, host.unicodeScalars.allSatisfy(\.isASCII) else { return false }
+        if host.contains(":") {
+            let (address, zone) = host.firstIndex(of: "%").map { (host[..<$0], host[host.index(after: $0)...]) } ?? (Substring(host), "")
+            return address.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+                && zone.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }
+        }
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        return labels.allSatisfy { label in
+            !label.isEmpty && label.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
+                && label.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+        } && host.count <= 253
     }
 
     /// True for a `tcp://` location.

@@ -22,6 +22,8 @@ public struct SpotliteConfiguration: Sendable, Hashable {
     public var indexPath: String
     /// The top-level `shards` key: how many Xapian databases the index is split into.
     public var shards: IndexShards = .automatic
+    /// The `[remote]` table: connect and operation timeouts for shards on `xapian-tcpsrv` servers.
+    public var remote = RemoteConfiguration()
     /// The `[history]` table.
     public var history: HistoryConfiguration
     /// The `[indexer]` table.

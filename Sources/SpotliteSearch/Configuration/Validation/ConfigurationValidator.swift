@@ -10,7 +10,8 @@ struct ConfigurationValidator {
         if let count = configuration.shards.count, !(1...IndexShards.maximumCount).contains(count) {
             throw error(at: ConfigurationKeyPath("shards"), .invalidValue, "expected \(Expectation.shards); found \(count)")
         }
-        if let locations = configuration.shards.locations { try validateShardLocations(locations) }
+        if let locations = configuration.shards.locations { try validateShardLocations(locations, indexPath: configuration.indexPath, storePath: configuration.storePath) }
+        try validateRemote(configuration.remote)
         try validateHistory(configuration.history, indexerAuthor: configuration.indexer.author)
         try validateIndexer(configuration.indexer)
         try validateSearch(configuration.ranking)
@@ -77,12 +78,13 @@ struct ConfigurationValidator {
     }
 
     /// A list of 1 to 64 distinct locations, each a non-empty path or a remote host with a port in range.
-    private func validateShardLocations(_ locations: [ShardLocation]) throws(ConfigurationError) {
+    private func validateShardLocations(_ locations: [ShardLocation], indexPath: String,
+                                        storePath: String) throws(ConfigurationError) {
         let key = ConfigurationKeyPath("shards")
         guard (1...IndexShards.maximumCount).contains(locations.count) else {
             throw error(at: key, .invalidValue, "expected \(Expectation.shards); found a list of \(locations.count) locations")
         }
-        var seen: [ShardLocation: Int] = [:]
+        var seen: [String: Int] = [:]
         for (offset, location) in locations.enumerated() {
             let position = offset + 1
             switch location {
@@ -91,17 +93,22 @@ struct ConfigurationValidator {
                     throw error(at: key, .invalidValue, "expected \(Expectation.shardLocation); found \(ConfigurationKeyPath.quoted(path.replacingOccurrences(of: "\0", with: "\\0"))) at position \(position)")
                 }
             case let .remote(host, port):
-                if host.isEmpty || host.contains(where: { $0.isWhitespace || $0 == "/" || $0 == "\0" }) {
+                if !ShardLocation.isHost(host) {
                     throw error(at: key, .invalidValue, "expected \(Expectation.shardLocation); found \(ConfigurationKeyPath.quoted(location.description)), whose host is not a host name or address, at position \(position)")
                 }
                 if !(1...65535).contains(port) {
                     throw error(at: key, .invalidValue, "expected \(Expectation.shardLocation); found \(ConfigurationKeyPath.quoted(location.description)), whose port \(port) is out of range, at position \(position)")
                 }
             }
-            if let first = seen[location] {
-                throw error(at: key, .conflict, "expected distinct shard locations; found \(ConfigurationKeyPath.quoted(location.description)) at positions \(first) and \(position); give each shard its own database")
+            if let first = seen[location.identity] {
+                throw error(at: key, .conflict, "expected distinct shard locations; found \(ConfigurationKeyPath.quoted(location.description)) at position \(position), the same shard as position \(first); give each shard its own database")
             }
-            seen[location] = position
+            seen[location.identity] = position
+            if case .path = location {
+                for (name, path) in [("index", indexPath), ("store", storePath)] where ShardLocation.path(path).identity == location.identity {
+                    throw error(at: key, .conflict, "expected shard locations apart from the \(name); found \(ConfigurationKeyPath.quoted(location.description)) at position \(position), which is the \(name)'s path; give the shard a directory of its own")
+                }
+            }
         }
     }
 
@@ -163,6 +170,15 @@ struct ConfigurationValidator {
         let isTrimmed = author.first?.isWhitespace == false && author.last?.isWhitespace == false
         let hasControl = author.unicodeScalars.contains { $0.properties.generalCategory == .control }
         return isTrimmed && !hasControl ? nil : "expected \(Expectation.authorName); found \(ConfigurationKeyPath.quoted(author))"
+    }
+
+    /// Both timeouts from a millisecond to an hour: zero would wait for ever on a hung server.
+    private func validateRemote(_ remote: RemoteConfiguration) throws(ConfigurationError) {
+        let path = ConfigurationKeyPath("remote")
+        for (key, value) in [("connect_timeout", remote.connectTimeout), ("timeout", remote.timeout)]
+        where value < .milliseconds(1) || value > RemoteConfiguration.maximumTimeout {
+            throw error(at: path.appending(key), .invalidValue, "expected \(Expectation.timeout); found \(DurationText.formatTimeout(value))")
+        }
     }
 
     private func validateIndexer(_ indexer: IndexerConfiguration) throws(ConfigurationError) {

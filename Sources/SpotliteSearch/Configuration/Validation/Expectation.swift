@@ -8,6 +8,7 @@ package enum Expectation {
     package static let path = "a non-empty path string"
     package static let authorName = "a non-empty author name without leading or trailing spaces"
     package static let authorList = "an array of author names, e.g. [\"app\", \"importer\"]"
+    package static let timeout = "a duration from 1ms to 1h: a whole number followed by ms, s, m or h, e.g. \"5s\" or \"500ms\""
     package static let duration = "a duration: a whole number greater than zero followed by s, m, h or d, e.g. \"7d\" or \"90m\", at most 36500d"
     package static let deletionSchedule = "\"none\", { every = \"4h\" } or { notifications = 50 }"
     package static let notifications = "an integer ≥ 1"
