@@ -32,15 +32,16 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# Tests run one at a time for now. They can run in parallel (`swift test --skip-build`): every suite carries the
-# .blockingWork trait (Tests/SpotliteTestSupport), which runs each test on a thread of its own, a bounded number at
-# once, so that tests that block never starve Swift's cooperative pool; --no-parallel goes once parallel runs have
-# been green five times in a row on a loaded machine.
+# Tests run in parallel: every suite carries the .blockingWork trait (Tests/SpotliteTestSupport), which runs each
+# test on a thread of its own, a bounded number at once, so that tests that block never starve Swift's cooperative
+# pool; every wait in a test has a generous bound (within(), waitUntil) so that a lost event fails its test, and a
+# watchdog ends a run stuck past Liveness.testLimit instead of hanging. `swift test --skip-build --no-parallel`
+# still works to read one test's output at a time.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --package-path Examples
 	Examples/.build/debug/EmbeddingConsumer
-	$(SWIFT) test --skip-build --no-parallel
+	$(SWIFT) test --skip-build
 
 # The demo reads the machine's package catalog; apt's English long descriptions make it richer. Fetching them is
 # best effort (no network, not root: the demo still runs, with short descriptions or its built-in sample).

@@ -83,7 +83,7 @@ struct IndexerLiveModeTests {
         }
         let token = try sandbox.store.currentToken()
         // The first notification of the burst is waiting out the window; let it pass.
-        await clock.waitForSleepers(1)
+        try await within("the indexer to wait out its coalescing window") { await clock.waitForSleepers(1) }
         clock.advance(by: delay)
         #expect(await eventually { recorder.all.contains { $0.token == token } })
         #expect(try sandbox.makeSearcher().documentCount() == writes + 1)

@@ -145,8 +145,10 @@ struct IndexerUpdateTests {
         }
         #expect(try await indexer.update().indexed == 1)
         #expect(try sandbox.keys("lunar") == ["vim"])
-        var iterator = updates.makeAsyncIterator()
-        let first = try #require(await iterator.next())
+        let first = try #require(try await within("the first index update") {
+            var iterator = updates.makeAsyncIterator()
+            return await iterator.next()
+        })
         #expect(first.token == token && first.summary.indexed == 0)
     }
 
@@ -183,10 +185,13 @@ struct IndexerUpdateTests {
         #expect(summary.token == token)
         #expect(try sandbox.makeSearcher().documentCount() == 51)
 
-        var seen: [IndexDidUpdate] = []
-        for await update in updates {
-            seen.append(update)
-            if update.token == token { break }
+        let seen = try await within("index updates through token \(String(describing: token))") {
+            var seen: [IndexDidUpdate] = []
+            for await update in updates {
+                seen.append(update)
+                if update.token == token { break }
+            }
+            return seen
         }
         #expect(seen.count >= 50 / 7, "one commit per batch of 7 changes")
         let tokens = seen.compactMap(\.token)
@@ -210,10 +215,13 @@ struct IndexerUpdateTests {
         #expect(summary.transactions == transactions && summary.indexed == transactions)
         #expect(summary.token == token)
         #expect(try sandbox.makeSearcher().search(SearchRequest("paged", limit: 0)).total == transactions)
-        var commits: [IndexDidUpdate] = []
-        for await update in updates {
-            commits.append(update)
-            if update.token == token { break }
+        let commits = try await within("index updates through token \(String(describing: token))") {
+            var commits: [IndexDidUpdate] = []
+            for await update in updates {
+                commits.append(update)
+                if update.token == token { break }
+            }
+            return commits
         }
         #expect(commits.count == 1, "\(transactions) small transactions, one batch: one commit")
     }
@@ -230,10 +238,13 @@ struct IndexerUpdateTests {
         let token = try sandbox.store.currentToken()
         let summary = try await indexer.update()
         #expect(summary.transactions == 1 && summary.changes == 35 && summary.indexed == 35)
-        var commits: [IndexDidUpdate] = []
-        for await update in updates {
-            commits.append(update)
-            if update.token == token { break }
+        let commits = try await within("index updates through token \(String(describing: token))") {
+            var commits: [IndexDidUpdate] = []
+            for await update in updates {
+                commits.append(update)
+                if update.token == token { break }
+            }
+            return commits
         }
         #expect(commits.count == 4)
         #expect(commits.dropLast().allSatisfy { $0.token == before }, "pieces are committed under the previous token")

@@ -83,10 +83,13 @@ struct LibraryPromisesSearchTests {
         }
         let token = try sandbox.store.currentToken()
         let summary = try await indexer.update()
-        var commits: [IndexDidUpdate] = []
-        for await update in updates {
-            commits.append(update)
-            if update.token == token { break }
+        let commits = try await within("index updates through token \(String(describing: token))") {
+            var commits: [IndexDidUpdate] = []
+            for await update in updates {
+                commits.append(update)
+                if update.token == token { break }
+            }
+            return commits
         }
         #expect(commits.first?.commit.rebuilt == true)
         #expect(commits.dropFirst().allSatisfy { !$0.commit.rebuilt && $0.commit.reason == nil })
@@ -105,7 +108,9 @@ struct LibraryPromisesSearchTests {
             try SamplePackage(name: "lunar-editor", summary: "an editor for the moon", version: "1.2").upsert(in: db)
         }
         let token = try #require(written.token)
-        try await indexer.waitUntilIndexed(through: token)
+        try await within("the live indexer to index token \(token)") {
+            try await indexer.waitUntilIndexed(through: token)
+        }
         #expect(try #require(try indexer.indexedToken()) >= token)
 
         let searcher = try sandbox.makeSearcher()

@@ -67,8 +67,10 @@ struct LibraryPromisesTests {
         let observation = test.store.observeHistory()
         // Written after creating the observation, before iterating it: observed.
         let written = try test.store.insertPackages(["after-creation"], author: "app")
-        var iterator = observation.makeAsyncIterator()
-        let first = try await iterator.next()
+        let first = try await within("the observation's first transaction") {
+            var iterator = observation.makeAsyncIterator()
+            return try await iterator.next()
+        }
         #expect(first?.token == written)
     }
 }

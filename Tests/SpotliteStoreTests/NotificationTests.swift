@@ -137,7 +137,7 @@ struct NotificationTests {
                 for await _ in notifications {}
             }
             task.cancel()
-            await task.value
+            try await within("the cancelled iteration to end") { await task.value }
         }
         #expect(await eventually { hub.subscriberCount == 0 && !hub.isMonitoring })
 

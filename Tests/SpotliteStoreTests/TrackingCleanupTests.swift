@@ -75,7 +75,7 @@ struct TrackingCleanupTests {
                            arguments: [lagging])
         }
         let fresh = try widget.insertPackages(["fresh"], author: "widget")
-        #expect(try await waitUntil { try test.store.fetchHistory(.allRetained).map(\.token) == [fresh] })
+        #expect(try await pollUntil { try test.store.fetchHistory(.allRetained).map(\.token) == [fresh] })
         let byDuration = { (result: HistoryDeletionResult) in result.reason.contains("older than the maximum duration") }
         #expect(await waitUntil { appEvents.cleanups.contains(where: byDuration) })
         let cleanup = try #require(appEvents.cleanups.last(where: byDuration))
@@ -226,7 +226,7 @@ struct TrackingCleanupTests {
             .shell sh '\(waitForGo)'
             COMMIT;
             """)
-        #expect(await waitUntil { FileManager.default.fileExists(atPath: marker) })
+        #expect(await pollUntil { FileManager.default.fileExists(atPath: marker) })
         // A separate read now still sees the old position: reading it, then deleting in another transaction, as
         // the kit does with its defaults file, would delete what the reader is about to need again.
         #expect(try test.store.position(of: "reader")?.token == tokens[5])
@@ -245,9 +245,11 @@ struct TrackingCleanupTests {
         }
         // Once the cleaner runs, let the other process commit: the shell looks for the go file every 50 ms, while the
         // cleaner reaches the lock at once. Either way the cleaner must read the rewound position.
-        for await _ in cleanerStarted { break }
+        try await within("the cleaner to start") {
+            for await _ in cleanerStarted { break }
+        }
         #expect(FileManager.default.createFile(atPath: go, contents: nil))
-        let result = try await cleaning.value
+        let result = try await within("the cleaner to finish") { try await cleaning.value }
         _ = try shell.finish()
         #expect(result.watermark == tokens[1])
         #expect(try test.store.fetchHistory(.allRetained).map(\.token) == Array(tokens[2...]))

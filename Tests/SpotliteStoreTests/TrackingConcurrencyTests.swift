@@ -84,7 +84,7 @@ struct TrackingConcurrencyTests {
         let written = try await writeConcurrently(apps, count: 10)
         try await expectEachAppReceivedTheOthersExactlyOnceInOrder(apps, written: written)
         janitorTask.cancel()
-        try await janitorTask.value
+        try await within("the janitor to stop") { try await janitorTask.value }
 
         // Everyone has consumed everything: a last cleanup empties history, and every transaction was deleted
         // exactly once over all the cleanups that ran, whichever handle ran them.
@@ -156,7 +156,7 @@ struct TrackingConcurrencyTests {
         tracker.start()
         #expect(tracker.isRunning)
         #expect(await waitUntil { inbox.tokens == [first, second, third] })
-        #expect(await waitUntil { (try? tracker.position()?.token) == third })
+        #expect(await pollUntil { (try? tracker.position()?.token) == third })
     }
 
     @Test func startAndStopAreIdempotent() async throws {
@@ -172,7 +172,7 @@ struct TrackingConcurrencyTests {
         tracker.stop()
         tracker.stop()
         #expect(!tracker.isRunning)
-        #expect(await waitUntil { test.store.hub.subscriberCount == 0 })
+        #expect(await pollUntil { test.store.hub.subscriberCount == 0 })
     }
 
     @Test func autoStartStartsAndReleasingTheTrackerStopsIt() async throws {
@@ -183,7 +183,7 @@ struct TrackingConcurrencyTests {
         #expect(test.store.hub.subscriberCount == 1)
         let events = try #require(tracker?.events())
         tracker = nil
-        #expect(await waitUntil { test.store.hub.subscriberCount == 0 })
+        #expect(await pollUntil { test.store.hub.subscriberCount == 0 })
         // The event sequence ends with the tracker.
         let ended = Recorder<Bool>()
         let reader = Task {

@@ -15,7 +15,7 @@ struct TrackingDeletionScheduleTests {
     ) async throws -> HistoryToken {
         let rounds = tracker.finishedRounds(.notification)
         let token = try importer.insertPackages([name], author: "importer")
-        #expect(await waitUntil { tracker.finishedRounds(.notification) == rounds + 1 })
+        #expect(await pollUntil { tracker.finishedRounds(.notification) == rounds + 1 })
         // Events reach the log asynchronously; the round's effects on the store are already there.
         #expect(await waitUntil { events.positions.last == token })
         return token
@@ -32,7 +32,7 @@ struct TrackingDeletionScheduleTests {
         let events = TrackerEventLog(tracker)
         tracker.start()
         // Notifications arriving during the start round would coalesce into one: let it end first.
-        #expect(await waitUntil { tracker.finishedRounds(.start) == 1 })
+        #expect(await pollUntil { tracker.finishedRounds(.start) == 1 })
         return (tracker, events)
     }
 

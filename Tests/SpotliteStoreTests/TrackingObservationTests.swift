@@ -16,7 +16,7 @@ struct TrackingObservationTests {
         try test.store.insertPackages(["mine"], author: "app")
         let theirs = try widget.insertPackages(["after"], author: "widget")
 
-        let first = try #require(try await iterator.next())
+        let first = try #require(try await iterator.next(within: "the next observed transaction"))
         #expect(first.token == theirs)
         #expect(first.changes.map(\.key) == ["after".databaseValue])
     }
@@ -34,8 +34,8 @@ struct TrackingObservationTests {
         var iterator = test.store.observeHistory(
             excludingAuthors: ["app"], entities: ["Package"], changeTypes: [.insert, .delete], from: .after(nil)
         ).makeAsyncIterator()
-        let first = try #require(try await iterator.next())
-        let second = try #require(try await iterator.next())
+        let first = try #require(try await iterator.next(within: "the next observed transaction"))
+        let second = try #require(try await iterator.next(within: "the next observed transaction"))
 
         #expect(first.token == inserted)
         #expect(first.changes.map(\.changeType) == [.insert])
@@ -66,10 +66,10 @@ struct TrackingObservationTests {
         // The observer has read all the history there is, then asks for more: the shell's commit comes after.
         let first = try widget.insertPackages(["widget"], author: "widget")
         var tokens = received.makeAsyncIterator()
-        #expect(await tokens.next() == first)
+        #expect(try await tokens.next(within: "the widget's transaction") == first)
         try SQLiteShell.run(test.path, "INSERT INTO Package (name) VALUES ('from-the-shell');")
 
-        let transaction = try #require(try await waiting.value)
+        let transaction = try #require(try await within("the sqlite3 shell's transaction") { try await waiting.value })
         #expect(transaction.author == nil)
         #expect(transaction.changes.map(\.key) == ["from-the-shell".databaseValue])
     }
@@ -81,17 +81,17 @@ struct TrackingObservationTests {
 
         do {
             var iterator = test.store.observeHistory(from: .savedPosition("thumbnails")).makeAsyncIterator()
-            #expect(try await iterator.next()?.token == tokens[0])
+            #expect(try await iterator.next(within: "the next observed transaction")?.token == tokens[0])
             #expect(try test.store.position(of: "thumbnails") == nil, "the first element is not handled yet")
-            #expect(try await iterator.next()?.token == tokens[1])
+            #expect(try await iterator.next(within: "the next observed transaction")?.token == tokens[1])
             // Asking for the second element means the first was handled. The consumer stops while handling the
             // second: it must come again.
             #expect(try test.store.position(of: "thumbnails")?.token == tokens[0])
         }
 
         var resumed = test.store.observeHistory(from: .savedPosition("thumbnails")).makeAsyncIterator()
-        #expect(try await resumed.next()?.token == tokens[1])
-        #expect(try await resumed.next()?.token == tokens[2])
+        #expect(try await resumed.next(within: "the next observed transaction")?.token == tokens[1])
+        #expect(try await resumed.next(within: "the next observed transaction")?.token == tokens[2])
         #expect(try test.store.position(of: "thumbnails")?.token == tokens[1])
     }
 
@@ -105,9 +105,9 @@ struct TrackingObservationTests {
 
         var iterator = test.store.observeHistory(from: .savedPosition("thumbnails")).makeAsyncIterator()
         await #expect(throws: HistoryError.expiredToken(requested: t1, purgedThrough: t2)) {
-            _ = try await iterator.next()
+            _ = try await iterator.next(within: "the next observed transaction")
         }
-        #expect(try await iterator.next() == nil)
+        #expect(try await iterator.next(within: "the next observed transaction") == nil)
     }
 
     @Test func cancellingTheObservingTaskEndsTheSequence() async throws {
@@ -119,9 +119,9 @@ struct TrackingObservationTests {
             return count
         }
         // Cancelled while it waits for a notification (it has subscribed, and there is no history to read).
-        #expect(await waitUntil { test.store.hub.subscriberCount == 1 })
+        #expect(await pollUntil { test.store.hub.subscriberCount == 1 })
         observing.cancel()
         #expect(try await observing.value == 0)
-        #expect(await waitUntil { test.store.hub.subscriberCount == 0 })
+        #expect(await pollUntil { test.store.hub.subscriberCount == 0 })
     }
 }

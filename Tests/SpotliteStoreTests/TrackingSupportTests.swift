@@ -2,17 +2,20 @@ import Foundation
 import GRDB
 import Logging
 import Synchronization
+import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
 // Helpers shared by the Tracking*Tests suites (this file holds no tests of its own).
 
-/// A thread-safe list that tests append to from hooks and subscribers.
+/// A thread-safe list that tests append to from hooks and subscribers. Every append wakes the tests waiting in
+/// ``waitUntil(timeout:_:)``.
 final class Recorder<Value: Sendable>: Sendable {
     private let storage = Mutex<[Value]>([])
 
     func append(_ value: Value) {
         storage.withLock { $0.append(value) }
+        RecorderChanges.shared.fire()
     }
 
     var values: [Value] { storage.withLock { $0 } }
@@ -86,15 +89,76 @@ final class TrackerEventLog: Sendable {
     }
 }
 
-/// Waits until `condition` holds, checking every few milliseconds; false after `timeout`. Generous timeouts:
-/// the machine is shared and slow, and only failing tests wait that long.
-func waitUntil(timeout: Duration = .seconds(60), _ condition: () throws -> Bool) async rethrows -> Bool {
+/// Waits until `condition`, which reads ``Recorder``s (events, deliveries), holds: it is checked again after
+/// each append to any recorder, never on a timer. False after `timeout`, a generous bound on liveness only.
+func waitUntil(timeout: Duration = Liveness.limit, _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while true {
+        let seen = RecorderChanges.shared.generation
+        if try condition() { return true }
+        guard await RecorderChanges.shared.wait(after: seen, until: deadline) else { return try condition() }
+    }
+}
+
+/// Waits until `condition` holds for state that tells no one when it changes (a subscriber count, a file, rows):
+/// checks it every few milliseconds. False after `timeout`. Use ``waitUntil(timeout:_:)`` for recorded events.
+func pollUntil(timeout: Duration = Liveness.limit, _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now.advanced(by: timeout)
     while ContinuousClock.now < deadline {
         if try condition() { return true }
         try? await Task.sleep(for: .milliseconds(5))
     }
     return try condition()
+}
+
+/// Counts the appends to every ``Recorder`` of the process and wakes the tests waiting for one.
+final class RecorderChanges: Sendable {
+    static let shared = RecorderChanges()
+
+    private struct State {
+        var generation = 0
+        var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        var nextID = 0
+    }
+
+    private let state = Mutex(State())
+
+    var generation: Int { state.withLock { $0.generation } }
+
+    func fire() {
+        let waiters = state.withLock { state in
+            state.generation += 1
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: true) }
+    }
+
+    /// True once an append follows `generation`; false when `deadline` passes first.
+    func wait(after generation: Int, until deadline: ContinuousClock.Instant) async -> Bool {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        let expiry = Task {
+            guard (try? await Task.sleep(until: deadline)) != nil else { return }
+            self.resume(id, with: false)
+        }
+        defer { expiry.cancel() }
+        return await withCheckedContinuation { continuation in
+            let changed = state.withLock { state -> Bool? in
+                if state.generation != generation { return true }
+                if ContinuousClock.now >= deadline { return false }
+                state.waiters[id] = continuation
+                return nil
+            }
+            if let changed { continuation.resume(returning: changed) }
+        }
+    }
+
+    private func resume(_ id: Int, with value: Bool) {
+        state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: value)
+    }
 }
 
 /// A configuration with quiet logs and no auto-start unless asked.

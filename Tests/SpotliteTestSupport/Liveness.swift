@@ -125,3 +125,34 @@ private final class OneOutcome<T: Sendable>: Sendable {
         for action in actions { action() }
     }
 }
+
+extension AsyncIteratorProtocol where Element: Sendable, Self: SendableMetatype {
+    /// `next()`, bounded like ``within(_:limit:_:)``: throws ``LivenessTimeout`` naming `what` when no element
+    /// (and no end) came in time. The iterator is unusable after a timeout.
+    public mutating func next(within what: @autoclosure () -> String, limit: Duration = Liveness.limit)
+        async throws -> Element?
+    {
+        let box = IteratorBox(self)
+        let description = what()
+        do {
+            let element = try await SpotliteTestSupport.within(description, limit: limit) { try await box.next() }
+            self = box.iterator
+            return element
+        } catch let timeout as LivenessTimeout {
+            // The waiting task may still hold the iterator: it is not taken back.
+            throw timeout
+        } catch {
+            // The iterator ended with an error: it keeps the state it ended in.
+            self = box.iterator
+            throw error
+        }
+    }
+}
+
+/// Carries an iterator into the task that waits on it. Unchecked: the test waits for that task (or gives the
+/// iterator up on a timeout), so the iterator is never used from two tasks at once.
+private final class IteratorBox<Iterator: AsyncIteratorProtocol>: @unchecked Sendable {
+    var iterator: Iterator
+    init(_ iterator: Iterator) { self.iterator = iterator }
+    func next() async throws -> Iterator.Element? { try await iterator.next() }
+}

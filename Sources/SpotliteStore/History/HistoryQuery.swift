@@ -3,7 +3,7 @@ import GRDB
 
 /// Reads history for a ``HistoryRequest`` inside one read transaction, so the expiry check and the rows
 /// come from the same snapshot.
-struct HistoryQuery {
+struct HistoryQuery: Sendable {
     let request: HistoryRequest
 
     init(_ request: HistoryRequest) throws(HistoryError) {

@@ -111,4 +111,18 @@ extension SpotliteStore {
         guard !options.readOnly, try hasPendingChanges() else { return }
         try sealPendingChanges()
     }
+
+    /// `sealIfNeeded()` through GRDB's async APIs (see `fetchPageAsynchronously(_:)`).
+    func sealIfNeededAsynchronously() async throws {
+        guard !options.readOnly, try await databasePool.read(HistoryRecorder.hasPendingChanges) else { return }
+        let token = try await databasePool.writeWithoutTransaction { db in
+            var token: HistoryToken?
+            try db.inTransaction(.immediate) {
+                token = try HistoryRecorder.sealPendingChanges(db)
+                return .commit
+            }
+            return token
+        }
+        if let token { hub.post(token) }
+    }
 }

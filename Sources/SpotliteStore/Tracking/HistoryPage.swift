@@ -1,7 +1,7 @@
 import GRDB
 
 /// A page of history read together with the store's current token, from one snapshot.
-struct HistoryPage {
+struct HistoryPage: Sendable {
     var transactions: [HistoryTransaction]
     /// Whether the page holds every match of its request up to ``currentToken`` (it was not cut by the limit).
     var isComplete: Bool
@@ -24,6 +24,19 @@ extension SpotliteStore {
         let query = try HistoryQuery(request)
         try sealIfNeeded()
         return try databasePool.read { db in
+            let transactions = try query.transactions(db)
+            return HistoryPage(
+                transactions: transactions, isComplete: request.limit.map { transactions.count < $0 } ?? true,
+                currentToken: try HistoryRecorder.currentToken(db))
+        }
+    }
+
+    /// `fetchPage(_:)` through GRDB's async APIs: the work runs on the pool's own connection queues (a write may
+    /// wait for another process's lock up to the busy timeout), never on the caller's thread.
+    func fetchPageAsynchronously(_ request: HistoryRequest) async throws -> HistoryPage {
+        let query = try HistoryQuery(request)
+        try await sealIfNeededAsynchronously()
+        return try await databasePool.read { db in
             let transactions = try query.transactions(db)
             return HistoryPage(
                 transactions: transactions, isComplete: request.limit.map { transactions.count < $0 } ?? true,

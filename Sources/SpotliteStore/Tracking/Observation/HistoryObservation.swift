@@ -129,6 +129,10 @@ public struct HistoryObservation: AsyncSequence, Sendable {
                 }
                 isFinished = true
                 return nil
+            } catch is CancellationError where Task.isCancelled {
+                // GRDB's async accesses stop when the task is cancelled: the sequence ends, as documented.
+                isFinished = true
+                return nil
             } catch {
                 isFinished = true
                 throw error
@@ -139,17 +143,14 @@ public struct HistoryObservation: AsyncSequence, Sendable {
             var request = filter
             request.start = after.map { .afterToken($0) } ?? .beginning
             request.limit = pageSize
-            let store = self.store
-            let pageRequest = request
-            let page = try await store.performBlocking { try store.fetchPage(pageRequest) }
+            let page = try await store.fetchPageAsynchronously(request)
             after = page.consumedThrough ?? after
             return page.transactions
         }
 
         private mutating func saveConsumed() async throws {
             guard let positionName, let consumedThrough, consumedThrough != savedThrough else { return }
-            let store = self.store
-            try await store.performBlocking { try store.setPosition(consumedThrough, for: positionName) }
+            try await store.setPositionAsynchronously(consumedThrough, for: positionName)
             savedThrough = consumedThrough
         }
     }
