@@ -80,4 +80,28 @@ bool cx_term_generator_increase_termpos(cx_term_generator *generator, uint32_t d
     });
 }
 
+bool cx_term_generator_get_termpos(cx_term_generator *generator, uint32_t *out, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        auto position = cx::require(generator, "term generator")->generator.get_termpos();
+        if (out != nullptr) *out = position;
+        return true;
+    });
+}
+
+bool cx_term_generator_align_termpos(cx_term_generator *generator, uint32_t gap, uint32_t alignment,
+                                     cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        auto &terms = cx::require(generator, "term generator")->generator;
+        const uint64_t current = terms.get_termpos();
+        uint64_t next = current + gap;
+        if (alignment > 1) next = (next + alignment - 1) / alignment * alignment;
+        if (next > UINT32_MAX) {
+            terms.increase_termpos(gap);
+        } else {
+            terms.set_termpos(Xapian::termpos(next));
+        }
+        return true;
+    });
+}
+
 } // extern "C"

@@ -43,6 +43,73 @@ struct IndexLeverTests {
         #expect(try names.makeSearcher().search(SearchRequest("coreutls", limit: 5)).corrected == "coreutils")
     }
 
+    @Test("by default spelling data comes from the text fields weighted above 1, or from every text field when none is")
+    func spellingDefault() async throws {
+        let configuration = try SpotliteConfiguration(tomlString: IndexerSandbox.toml(
+            directory: "/tmp/x", entities: IndexerSandbox.packageEntity, indexer: "", history: ""), source: "t")
+        #expect(configuration.entities[0].defaultSpellingFields == ["name", "summary"])
+        let unweighted = IndexerSandbox.packageEntity
+            .replacingOccurrences(of: ", weight = 4", with: "").replacingOccurrences(of: ", weight = 2", with: "")
+        let plain = try SpotliteConfiguration(tomlString: IndexerSandbox.toml(
+            directory: "/tmp/x", entities: unweighted, indexer: "", history: ""), source: "t")
+        #expect(plain.entities[0].defaultSpellingFields == ["name", "summary", "description", "maintainer"])
+        let schema = try IndexSchema(configuration: configuration)
+        #expect(try schema.entity(named: "Package").fields.filter(\.feedsSpelling).map(\.name) == ["name", "summary"])
+
+        let byDefault = try IndexerSandbox()
+        let every = try IndexerSandbox(indexer: "batch_size = 100\nspelling = [\"name\", \"summary\", \"description\", \"maintainer\"]")
+        for sandbox in [byDefault, every] {
+            try sandbox.write(SamplePackage.catalogue)
+            try await sandbox.makeIndexer().update()
+        }
+        // "editr": "editor" is a word of summaries; "highlihgting": "highlighting" only of vim's description.
+        #expect(try byDefault.makeSearcher().search(SearchRequest("editr", limit: 5)).corrected == "editor")
+        #expect(try byDefault.makeSearcher().search(SearchRequest("coreutls", limit: 5)).corrected == "coreutils")
+        #expect(try byDefault.makeSearcher().search(SearchRequest("highlihgting", limit: 5)).corrected == nil)
+        #expect(try every.makeSearcher().search(SearchRequest("highlihgting", limit: 5)).corrected == "highlighting")
+        // Searching is unchanged: description words are found as before.
+        #expect(try byDefault.keys("highlighting") == ["vim"])
+    }
+
+    @Test("text fields start at aligned positions: phrases stay inside one field and still match after an earlier field grows")
+    func alignedFieldPositions() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(SamplePackage.catalogue)
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.update()
+        #expect(try sandbox.keys("\"compatible version\"") == ["vim"])
+        // vim's summary ends with "editor" and its description starts with "Vim": no phrase across two fields.
+        #expect(try sandbox.keys("\"editor vim\"").isEmpty)
+        #expect(try sandbox.keys("\"vi editor\"") == ["vim"])
+
+        // The summary grows by a few words, then by more than a field's slack: every field's phrases still match.
+        for words in [" plus added text", String(repeating: " plus much more text", count: 300)] {
+            try sandbox.store.write(author: "app") { db in
+                try db.execute(sql: "UPDATE Package SET summary = summary || ? WHERE name = 'vim'", arguments: [words])
+            }
+            #expect(try await indexer.update().indexed == 1)
+            #expect(try sandbox.keys("\"compatible version\"") == ["vim"])
+            #expect(try sandbox.keys("\"editor plus added\"") == ["vim"])
+            #expect(try sandbox.keys("\"syntax highlighting\"") == ["vim"])
+            #expect(try sandbox.keys("maintainer:\"debian vim maintainers\"") == ["vim"])
+            #expect(try sandbox.keys("\"text vim\"").isEmpty, "the summary's last word and the description's first")
+        }
+    }
+
+    @Test("the term generator starts the next field at the next aligned position, at least the gap away")
+    func termPositionAlignment() throws {
+        let generator = try XapianTermGenerator(language: nil, stopwords: .none)
+        let document = try XapianDocument()
+        try generator.startDocument(document)
+        try generator.indexText("one two three")
+        try generator.startNextField()
+        try generator.indexText("four")
+        try generator.alignTermPosition(gap: 100, alignment: 1)
+        try generator.indexText("five")
+        #expect(try document.termCount() == 5)
+        #expect(try generator.termPosition() == XapianTermGenerator.fieldAlignment + 1 + 100 + 1)
+    }
+
     @Test("the levers change the fingerprint (the next update rebuilds); writing the defaults out does not")
     func leversChangeTheFingerprint() throws {
         func fingerprint(_ top: String, indexer: String = "", entity: String = IndexerSandbox.packageEntity) throws -> String {

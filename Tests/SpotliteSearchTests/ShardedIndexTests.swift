@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import GRDB
 import SpotliteTestSupport
@@ -285,6 +286,43 @@ struct ShardedIndexTests {
         let deletes = try await indexer.update()
         #expect(!deletes.rebuilt && deletes.deleted == packages.count, "deletes are applied, however many")
     }
+
+    @Test("an UPDATE of a column no field reads, on every row, is applied in place: no rebuild, no document touched")
+    func largeBacklogOfUnindexedColumns() async throws {
+        let sandbox = try IndexerSandbox(top: "shards = 2", prepareSQL: """
+            CREATE TABLE Package (name TEXT PRIMARY KEY NOT NULL, summary TEXT, description TEXT, maintainer TEXT,
+              section TEXT, tags TEXT, version TEXT, released, size, popularity INTEGER);
+            """)
+        let packages = Self.generatedPackages(count: SpotliteIndexer.rebuildShareMinimumDocuments + 200)
+        try sandbox.write(packages)
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.update()
+        await indexer.setDocumentWriteHook { _, _ in
+            // Counts every document handed to Xapian (the hook runs on the shards' threads).
+            Self.writtenDocuments.add(1, ordering: .relaxed)
+        }
+        let before = Self.writtenDocuments.load(ordering: .relaxed)
+        try sandbox.store.write(author: "app") { db in try db.execute(sql: "UPDATE Package SET popularity = 7") }
+        let token = try sandbox.store.currentToken()
+        let unindexed = try await indexer.update()
+        let written = Self.writtenDocuments.load(ordering: .relaxed) - before
+        #expect(!unindexed.rebuilt, "\(unindexed.reason ?? "")")
+        #expect(unindexed.changes == packages.count && unindexed.indexed == 0 && unindexed.deleted == 0)
+        #expect(written == 0, "no document is rebuilt for a column no field reads")
+        #expect(unindexed.token == token, "the token moves past them")
+        #expect(try sandbox.indexToken() == token)
+
+        // The same UPDATE with an indexed column on every row still rebuilds.
+        try sandbox.store.write(author: "app") { db in
+            try db.execute(sql: "UPDATE Package SET popularity = 8, summary = summary || ' quetzal'")
+        }
+        let indexed = try await indexer.update()
+        #expect(indexed.rebuilt)
+        #expect(try sandbox.keys("quetzal", limit: 2000).count == packages.count)
+    }
+
+    /// Documents written through the write hook of ``largeBacklogOfUnindexedColumns()``.
+    static let writtenDocuments = Atomic<Int>(0)
 
     @Test("the shard of an id term is the same on every run and spreads keys evenly")
     func stableRouting() {

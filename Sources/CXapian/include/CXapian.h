@@ -428,6 +428,15 @@ bool cx_term_generator_index_text(cx_term_generator *generator, const char *text
 /** Advances the term position by `delta` so phrases do not match across separately indexed fields. */
 bool cx_term_generator_increase_termpos(cx_term_generator *generator, uint32_t delta, cx_error **err) CX_NOEXCEPT;
 
+/** Writes the current term position (that of the last word indexed) to `out`. */
+bool cx_term_generator_get_termpos(cx_term_generator *generator, uint32_t *out, cx_error **err) CX_NOEXCEPT;
+
+/** Advances the term position by at least `gap`, to the next multiple of `alignment` (0 or 1: by `gap` exactly),
+ *  so that the next field starts at a position that does not move when an earlier field grows or shrinks a little.
+ *  Past the largest term position, advances by `gap` as cx_term_generator_increase_termpos does. */
+bool cx_term_generator_align_termpos(cx_term_generator *generator, uint32_t gap, uint32_t alignment,
+                                     cx_error **err) CX_NOEXCEPT;
+
 /* MARK: - Queries */
 
 /** A query matching documents indexed by `term` (empty term: every document). Release with cx_query_free. */

