@@ -43,7 +43,7 @@ extension SearchError {
     private static func commandLine(outcome: String) -> String {
         let again = "delete the index again"
         guard outcome.hasSuffix(again) else { return outcome }
-        return outcome.dropLast(again.count) + "run `spotlite index delete` again"
+        return String(outcome.dropLast(again.count)) + "run `spotlite index delete` again"
     }
 }
 
