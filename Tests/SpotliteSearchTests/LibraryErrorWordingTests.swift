@@ -36,5 +36,6 @@ struct LibraryErrorWordingTests {
         let error = Self.errors[index]
         #expect(!error.description.contains("spotlite "), "\(error.description)")
         #expect(!error.description.contains("`index "), "\(error.description)")
+        #expect(!error.description.contains(" --"), "no command-line option: \(error.description)")
     }
 }

@@ -31,7 +31,7 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
         case let .unreachable(address, reason):
             return "cannot replicate from \(address): \(reason); check that a replication server (ReplicationServer) listens on port \(address.port) of \(address.host) and that the port is open (the replica keeps its last copy)"
         case let .cannotServe(address, reason):
-            return "cannot serve replicas on \(address): \(reason); choose another --port, or stop the program using it"
+            return "cannot serve replicas on \(address): \(reason); choose another port, or stop the program using it"
         case let .badLayout(address, reason):
             return "the replication server at \(address) does not serve a Spotlite index (\(reason)); check HOST:PORT, and that the server runs the same Spotlite version"
         case let .notAReplica(path):

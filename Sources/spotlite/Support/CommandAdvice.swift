@@ -52,6 +52,8 @@ extension ReplicationError {
         switch self {
         case let .unreachable(address, reason):
             return "cannot replicate from \(address): \(reason); check that `spotlite index replicate serve --port \(address.port)` runs on \(address.host) and that the port is open (the replica keeps its last copy)"
+        case let .cannotServe(address, reason):
+            return "cannot serve replicas on \(address): \(reason); choose another --port, or stop the program using it"
         case let .badLayout(address, reason):
             return "the replication server at \(address) does not serve a Spotlite index (\(reason)); check HOST:PORT, and that it runs `spotlite index replicate serve` of the same Spotlite version"
         default:
