@@ -66,7 +66,7 @@ struct IndexerExactKeyTests {
     struct ItemOnShelf: IndexDocumentProvider {
         func attributeSet(for record: IndexRecord, in db: Database) throws -> AttributeSet? {
             guard record.entity == "Item" else { return nil }
-            let shelf = try String.fetchOne(db, sql: "SELECT label FROM Shelf WHERE id = ?",
+            let shelf = try String.fetchOne(db, sql: "SELECT label FROM Shelf WHERE shelf_number = ?",
                                             arguments: [record.row["shelf_id"] as DatabaseValue])
             return AttributeSet(["id": record.key, "title": record.row["title"], "shelf": shelf?.databaseValue ?? .null])
         }
@@ -89,15 +89,14 @@ struct IndexerExactKeyTests {
             shelf = { type = "text", prefix = "shelf", store = true }
 
             [entities.Shelf]
-            key = "id"
+            key = "shelf_number"
 
             [entities.Shelf.fields]
-            id    = { type = "number" }
             label = { type = "text" }
-            """, prepareSQL: "CREATE TABLE Item (id TEXT PRIMARY KEY NOT NULL, title TEXT, shelf_id INTEGER);")
+            """, prepareSQL: "CREATE TABLE Item (id TEXT PRIMARY KEY NOT NULL, title TEXT, shelf TEXT, shelf_id INTEGER);")
         let indexer = try sandbox.makeIndexer(provider: ItemOnShelf())
         try sandbox.store.write(author: "app") { db in
-            try db.execute(sql: "INSERT INTO Shelf (id, label) VALUES (1, 'kitchen')")
+            try db.execute(sql: "INSERT INTO Shelf (shelf_number, label) VALUES (1, 'kitchen')")
             try db.execute(sql: "INSERT INTO Item (id, title, shelf_id) VALUES (?, 'composed', 1)", arguments: [Self.nfc])
             try db.execute(sql: "INSERT INTO Item (id, title, shelf_id) VALUES (?, 'decomposed', 1)", arguments: [Self.nfd])
         }
@@ -106,7 +105,7 @@ struct IndexerExactKeyTests {
 
         // Only the shelf changes: both items depend on it, and both must follow.
         try sandbox.store.write(author: "app") { db in
-            try db.execute(sql: "UPDATE Shelf SET label = 'pantry' WHERE id = 1")
+            try db.execute(sql: "UPDATE Shelf SET label = 'pantry' WHERE shelf_number = 1")
         }
         let summary = try await indexer.update()
         #expect(summary.rebuilt == false)
