@@ -54,7 +54,8 @@ struct IndexLeverTests {
             directory: "/tmp/x", entities: unweighted, indexer: "", history: ""), source: "t")
         #expect(plain.entities[0].defaultSpellingFields == ["name", "summary", "description", "maintainer"])
         let schema = try IndexSchema(configuration: configuration)
-        #expect(try schema.entity(named: "Package").fields.filter(\.feedsSpelling).map(\.name) == ["name", "summary"])
+        #expect(try schema.entity(named: "Package").fields.filter { $0.type == .text && $0.feedsSpelling }.map(\.name)
+            == ["name", "summary"])
 
         let byDefault = try IndexerSandbox()
         let every = try IndexerSandbox(indexer: "batch_size = 100\nspelling = [\"name\", \"summary\", \"description\", \"maintainer\"]")

@@ -33,9 +33,9 @@ struct SpellingEvaluation: Codable, Sendable {
             var local = generator.split()
             let words = query.split(separator: " ").map(String.init)
             var candidates: [Int] = []
-            for (index, word) in words.enumerated()
-            where word.count >= 5 && word.allSatisfy({ $0.isASCII && $0.isLetter }) && (try finds(word, searcher)) {
-                candidates.append(index)
+            for (index, word) in words.enumerated() where word.count >= 5 && word.allSatisfy({ $0.isASCII && $0.isLetter }) {
+                let known = try finds(word, searcher)
+                if known { candidates.append(index) }
             }
             guard !candidates.isEmpty else { continue }
             let position = candidates[Int(local.next() % UInt64(candidates.count))]
@@ -43,7 +43,9 @@ struct SpellingEvaluation: Codable, Sendable {
             // A typo that happens to be another indexed word is no misspelling: try another edit.
             for _ in 0..<20 {
                 let typo = Self.typo(original, using: &local)
-                guard typo != original, !(try finds(typo, searcher)) else { continue }
+                guard typo != original else { continue }
+                let known = try finds(typo, searcher)
+                if known { continue }
                 var misspelled = words
                 misspelled[position] = typo
                 cases.append(Case(words: misspelled, position: position, original: original))
@@ -86,7 +88,7 @@ struct SpellingEvaluation: Codable, Sendable {
     }
 
     private static func finds(_ word: String, _ searcher: IndexSearcher) throws -> Bool {
-        let request = SearchRequest(word, limit: 0, snippet: SnippetOptions(length: 0), correctsSpelling: false,
+        let request = SearchRequest(word, limit: 1, snippet: SnippetOptions(length: 0), correctsSpelling: false,
                                     defaultOperator: .or, expansion: .off)
         return try searcher.search(request).total > 0
     }
