@@ -67,7 +67,7 @@ struct IndexSchema: Sendable {
                 switch field.type {
                 case .text:
                     plan.hasPositions = field.positions
-                    plan.feedsSpelling = (configuration.indexer.spelling ?? entity.defaultSpellingFields).contains(field.name)
+                    plan.feedsSpelling = configuration.indexer.spelling.map { $0.contains(field.name) } ?? true
                     if let prefix = field.prefix {
                         plan.queryPrefix = prefix
                         plan.termPrefix = "XT" + prefix.uppercased() + ":"

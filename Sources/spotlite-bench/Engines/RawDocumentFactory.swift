@@ -16,7 +16,7 @@ final class RawDocumentFactory {
         /// Record spelling data for query correction; Spotlite always does.
         var spelling = true
         /// When set, spelling data comes only from these text fields; nil: the fields Spotlite takes it from (the
-        /// configuration's `spelling`, else the entity's default spelling fields).
+        /// configuration's `spelling`, else every text field).
         var spellingFields: Set<String>?
         /// Word positions in the prefixed copies of text fields (`name:"two words"` phrases); Spotlite keeps them.
         var prefixedPositions = true
@@ -77,7 +77,7 @@ final class RawDocumentFactory {
         self.fields = fields
         self.variations = variations
         spellingFields = variations.spellingFields
-            ?? Set(configuration.indexer.spelling ?? entity.defaultSpellingFields)
+            ?? Set(configuration.indexer.spelling ?? entity.fields.filter { $0.type == .text }.map(\.name))
         guard let stemmer = configuration.indexer.stemmerName else {
             throw BenchError("the configuration's language \(configuration.indexer.language) is not a Xapian stemmer")
         }

@@ -78,9 +78,8 @@ enum RebuildFigure {
         _ = try context.store()
         let records = context.corpus.records
         let leverRecords = Array(records.prefix(context.settings.leverRecords))
-        // Spelling data comes from the entity's default spelling fields (those weighted above 1) in every loop but
-        // this lever's, which takes it from every text field, as Spotlite did before that default.
-        let everyTextField = Set(context.textFields)
+        let weightedFields = context.entity.fields.filter { $0.type == .text && $0.weight > 1 }.map(\.name)
+        let spellingFields = Set(weightedFields.isEmpty ? Array(context.textFields.prefix(1)) : weightedFields)
         var sameScheme = RawIndexer.Options()
         sameScheme.noSync = true
         var oneFlush = sameScheme
@@ -90,7 +89,7 @@ enum RebuildFigure {
         var noPositions = sameScheme
         noPositions.variations.positions = false
         var someSpelling = sameScheme
-        someSpelling.variations.spellingFields = everyTextField
+        someSpelling.variations.spellingFields = spellingFields
         var noSpelling = sameScheme
         noSpelling.variations.spelling = false
         var pipelined = noSpelling
@@ -100,7 +99,7 @@ enum RebuildFigure {
             Lever(name: "+ one flush (threshold \(oneFlush.flushThreshold!))", options: oneFlush),
             Lever(name: "+ no positions in prefixed copies (no field:\"…\" phrases)", options: noPrefixedPositions),
             Lever(name: "+ no positions at all (no phrase search)", options: noPositions),
-            Lever(name: "+ spelling data from every text field (\(everyTextField.sorted().joined(separator: ", ")))", options: someSpelling),
+            Lever(name: "+ spelling data from \(spellingFields.sorted().joined(separator: ", ")) only", options: someSpelling),
             Lever(name: "+ no spelling data (no correction)", options: noSpelling),
             Lever(name: "+ no spelling, documents built on a 2nd thread", options: pipelined),
         ]

@@ -26,14 +26,4 @@ public struct EntityConfiguration: Sendable, Hashable {
     public var columns: [String] {
         [key] + fields.map(\.name).filter { $0 != key }
     }
-
-    /// The text fields whose words feed spelling correction when `[indexer] spelling` is not set: those weighted
-    /// above 1 (the short fields that name and sum up a record, whose words are the ones people type), or every
-    /// text field when none is. Long descriptive text costs about a fifth of a rebuild in spelling data and adds
-    /// little to corrections (README, Benchmarks).
-    public var defaultSpellingFields: [String] {
-        let text = fields.filter { $0.type == .text }
-        let weighted = text.filter { $0.weight > 1 }
-        return (weighted.isEmpty ? text : weighted).map(\.name)
-    }
 }

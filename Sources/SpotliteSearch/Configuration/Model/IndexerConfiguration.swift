@@ -14,10 +14,8 @@ public struct IndexerConfiguration: Sendable, Hashable {
     public var stopwords: String
     /// How many changes are applied per index commit (≥ 1).
     public var batchSize: Int
-    /// The text fields whose words feed spelling correction; nil: each entity's
-    /// ``EntityConfiguration/defaultSpellingFields`` (its text fields weighted above 1, or all of them when none
-    /// is). Fewer fields make rebuilds faster (the spelling table is written for every word) and suggest only words
-    /// from those fields.
+    /// The text fields whose words feed spelling correction; nil: every text field. Fewer fields make rebuilds
+    /// faster (the spelling table is written for every word) and suggest only words from those fields.
     public var spelling: [String]?
 
     /// Creates the indexer settings; the defaults are those of an absent `[indexer]` table.
