@@ -236,6 +236,69 @@ struct HistoryConsumerDriverTests {
         #expect(await !driver.isRunning)
     }
 
+    /// A mirror that records the driver's round hooks.
+    final class HookedMirror: HistoryConsumer {
+        let inner = SummaryMirror()
+        let begun = Recorder<Int>()
+        let ended = Recorder<(number: Int, failed: Bool)>()
+        var consumerName: String { inner.consumerName }
+        var filter: HistoryRequest { inner.filter }
+
+        func document(for record: RecordID, in db: Database) throws -> String? { try inner.document(for: record, in: db) }
+        func apply(_ batch: HistoryBatch<String>) async throws { try await inner.apply(batch) }
+
+        func roundWillBegin(number: Int, resynchronizing reason: HistoryResynchronizationReason?) async throws {
+            begun.append(number)
+        }
+
+        func roundDidEnd(number: Int, result: Result<HistoryConsumerRound, any Error>) async {
+            if case .success(let round) = result { #expect(round.number == number) }
+            ended.append((number, { if case .failure = result { true } else { false } }()))
+        }
+    }
+
+    @Test func liveModeGathersABurstIntoOneRoundBracketedByTheHooks() async throws {
+        let test = try TestStore()
+        let mirror = HookedMirror()
+        let clock = ManualClock()
+        let delay = Duration.seconds(1)
+        let driver = try HistoryConsumerDriver(store: test.store, consumer: mirror, start: .now,
+                                               retryDelay: .milliseconds(100), coalescingDelay: delay, clock: clock)
+        await driver.start()
+        // The first round catches up at once, with nothing to do.
+        #expect(await waitUntil { mirror.ended.count == 1 }, "the first live round")
+        var last: HistoryToken?
+        for name in ["a", "b", "c", "d", "e"] { last = try test.store.insertPackages([name], author: "app") }
+        let token = try #require(last)
+        // The burst's first notification waits out the window; the others merge into the one buffered.
+        try await within("the driver to wait out its coalescing window") { await clock.waitForSleepers(1) }
+        clock.advance(by: delay)
+        try await within("the live driver to apply token \(token)") { try await driver.waitUntilProcessed(through: token) }
+        #expect(Set(mirror.inner.current.keys) == ["\"a\"", "\"b\"", "\"c\"", "\"d\"", "\"e\""])
+        await driver.stop()
+        let begun = mirror.begun.values
+        #expect(begun == Array(1...begun.count), "rounds are numbered from 1, in order: \(begun)")
+        #expect(begun.count <= 3, "the burst of five commits took \(begun.count - 1) rounds after the first")
+        #expect(mirror.ended.values.map(\.number) == begun, "every round that began ended")
+
+        // A failing round is bracketed too, and live mode retries it after the retry delay.
+        mirror.inner.refuse(next: 1)
+        let ended = mirror.ended.count
+        await driver.start()
+        #expect(await waitUntil { mirror.ended.count == ended + 1 }, "the catch-up round of the second start")
+        let failing = try test.store.insertPackages(["f"], author: "app")
+        try await within("the window before the failing round") { await clock.waitForSleepers(1) }
+        clock.advance(by: delay)
+        try await within("the driver to wait before retrying") { await clock.waitForSleepers(1) }
+        #expect(mirror.ended.values.last?.failed == true)
+        #expect(await driver.lastError is SummaryMirror.Refusal)
+        clock.advance(by: .milliseconds(100))
+        try await within("the retried round to apply token \(failing)") { try await driver.waitUntilProcessed(through: failing) }
+        await driver.stop()
+        #expect(mirror.ended.values.last?.failed == false)
+        #expect(mirror.inner.current["\"f\""] == "about f")
+    }
+
     @Test func aReadOnlyStoreCannotBeConsumed() throws {
         let test = try TestStore()
         let readOnly = try test.reopen(options: StoreOptions(readOnly: true))

@@ -72,4 +72,12 @@ struct IndexHistoryConsumer: HistoryConsumer {
     func flush() async throws {
         try await indexer.flushHistory()
     }
+
+    func roundWillBegin(number: Int, resynchronizing reason: HistoryResynchronizationReason?) async throws {
+        try await indexer.beginRound(resynchronizing: reason)
+    }
+
+    func roundDidEnd(number: Int, result: Result<HistoryConsumerRound, any Error>) async {
+        await indexer.endRound(result)
+    }
 }

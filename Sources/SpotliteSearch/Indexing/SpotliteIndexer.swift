@@ -49,7 +49,8 @@ public actor SpotliteIndexer {
     /// The index's writer lock, held while anyone needs it (``lockUsers``): an update, live mode.
     var lock: IndexWriterLock?
     var lockUsers = 0
-    var liveTask: Task<Void, Never>?
+    /// Whether live mode runs (the history driver's own, between ``start()`` and ``stop()``).
+    var isLive = false
     /// The library's history loop, driving ``IndexHistoryConsumer``; made at the first update (it registers the
     /// indexer as a consumer of the store).
     var historyDriver: HistoryConsumerDriver<IndexHistoryConsumer>?
@@ -57,11 +58,16 @@ public actor SpotliteIndexer {
     var historyRound: HistoryRound?
     /// Why the index must be rebuilt before history is applied, found at the start of a round.
     var pendingRebuildReason: String?
+    /// Damage a failed live round met: the next round rebuilds.
+    var damageRebuildReason: String?
+    /// Set while ``update()`` or ``rebuild(reason:)`` runs its rounds: they add up into one summary.
+    var updateInProgress = false
     /// The checkpoint of the generation the update just built, until shards are opened for history.
     var rebuiltCheckpoint: IndexCheckpoint?
     /// The summary of the update in progress.
     var summary = IndexUpdateSummary()
-    /// The last update queued; the next one starts when it ends (updates never overlap).
+    /// The last update queued; the next one starts when it ends (updates never overlap; the driver's rounds,
+    /// live ones included, never overlap either).
     var lastUpdate: Task<Void, Never>?
     /// When the update in progress began, and what its previous commit had posted: each post tells its own share.
     var updateStarted = ContinuousClock.now
@@ -178,12 +184,12 @@ public actor SpotliteIndexer {
     ///   ``SearchError/cannotWrite(path:reason:)`` when the directory cannot be removed; SQLite's errors.
     @discardableResult
     public func deleteIndex(keepingPlacedShards: Bool = false) async throws -> IndexDeletion {
-        guard liveTask == nil else { throw SearchError.indexingRunning }
+        guard !isLive else { throw SearchError.indexingRunning }
         return try await queued { indexer in try indexer.performDeletion(keepingPlacedShards: keepingPlacedShards) }
     }
 
     private func performDeletion(keepingPlacedShards: Bool) throws -> IndexDeletion {
-        guard liveTask == nil else { throw SearchError.indexingRunning }
+        guard !isLive else { throw SearchError.indexingRunning }
         var deletion = IndexDeletion(hadIndex: false)
         try withWriterLock {
             deletion.hadIndex = directory.exists || directory.hasShardMap
@@ -286,14 +292,15 @@ public actor SpotliteIndexer {
         return try IndexWriterLock(directory: directory)
     }
 
-    /// The history driver, made on first use.
-    private func makeHistoryDriver() throws -> HistoryConsumerDriver<IndexHistoryConsumer> {
+    /// The history driver, made on first use: it runs every round, on demand (``update()``) and live (``start()``).
+    func makeHistoryDriver() throws -> HistoryConsumerDriver<IndexHistoryConsumer> {
         if let historyDriver { return historyDriver }
         let consumer = IndexHistoryConsumer(indexer: self, reader: IndexRecordReader(schema: schema, provider: provider))
         // The indexer logs its rebuilds and failures itself; the driver's own lines would say them twice.
         let driver = try HistoryConsumerDriver(
             store: store, consumer: consumer, start: .snapshot, maximumChanges: max(1, configuration.indexer.batchSize),
-            logger: Logger(label: "spotlite.indexer.history") { _ in SwiftLogNoOpLogHandler() })
+            coalescingDelay: coalescingDelay,
+            logger: Logger(label: "spotlite.indexer.history") { _ in SwiftLogNoOpLogHandler() }, clock: clock)
         historyDriver = driver
         return driver
     }
@@ -302,30 +309,21 @@ public actor SpotliteIndexer {
         try retainLock()
         defer { releaseLock() }
         let started = ContinuousClock.now
-        updateStarted = started
-        lastPosted = IndexUpdateSummary()
-        summary = IndexUpdateSummary()
-        pendingRebuildReason = nil
-        rebuiltCheckpoint = nil
+        resetSummary()
+        updateInProgress = true
+        defer { updateInProgress = false }
         do {
-            _ = try store.sealPendingChanges()
-            // Triggers dropped or a table rebuilt by another program since the last pass: re-create them now, and let
-            // rebuildReason() compare the store's gap count with the index's (history cannot tell what was missed).
-            try store.verifyCapture()
-            // Leftovers of a rebuild that was killed: only the lock holder writes generations, so they are dead.
-            directory.removeStaleGenerations()
             let driver = try makeHistoryDriver()
             var forced = forcedReason
             var replays = 0
             var damageRebuilds = 0
             while true {
                 do {
-                    defer { closeHistoryRound() }
                     // History purged past the index's token is the driver's to notice: it has the index rebuilt
-                    // (twice at most: more means cleanup outpaces rebuilding, and it says so).
+                    // (twice at most: more means cleanup outpaces rebuilding, and it says so). A reason known
+                    // already reaches beginRound(resynchronizing:), so the resume point neither opens nor judges
+                    // the index being replaced.
                     if let reason = forced {
-                        // Known already: the resume point must not open (or judge) the index being replaced.
-                        pendingRebuildReason = reason
                         try await driver.resynchronize(reason: reason)
                     } else {
                         try await driver.processPending()
@@ -340,11 +338,11 @@ public actor SpotliteIndexer {
                     guard damageRebuilds <= 1 else {
                         throw SearchError.engine(error, outcome: "the index stays at its last committed token")
                     }
-                    forced = "the index is damaged (\(error.type): \(error.message))"
+                    forced = Self.damageReason(error)
                 } catch let SearchError.engine(error, outcome) where error.code.isDamage {
                     damageRebuilds += 1
                     guard damageRebuilds <= 1 else { throw SearchError.engine(error, outcome: outcome) }
-                    forced = "the index is damaged (\(error.type): \(error.message))"
+                    forced = Self.damageReason(error)
                 } catch let error as XapianError where error.code != .databaseLock {
                     // A failed write discards every change since the last commit, metadata included, so the
                     // checkpoint in the index still says exactly what it holds: replay from there.
@@ -361,6 +359,57 @@ public actor SpotliteIndexer {
         }
         summary.seconds = Self.seconds(ContinuousClock.now - started)
         return summary
+    }
+
+    static func damageReason(_ error: XapianError) -> String {
+        "the index is damaged (\(error.type): \(error.message))"
+    }
+
+    /// A fresh summary, for an update or a live round.
+    private func resetSummary() {
+        updateStarted = ContinuousClock.now
+        lastPosted = IndexUpdateSummary()
+        summary = IndexUpdateSummary()
+        rebuiltCheckpoint = nil
+    }
+
+    /// The start of one of the driver's rounds: a live round gets a summary of its own (the rounds of one
+    /// ``update()`` add up); the store's pending changes are sealed and its capture checked, as before any
+    /// reading of history.
+    func beginRound(resynchronizing reason: HistoryResynchronizationReason?) throws {
+        if !updateInProgress { resetSummary() }
+        if case .requested(let why) = reason {
+            pendingRebuildReason = why
+        } else {
+            pendingRebuildReason = damageRebuildReason
+        }
+        damageRebuildReason = nil
+        _ = try store.sealPendingChanges()
+        // Triggers dropped or a table rebuilt by another program since the last pass: re-create them now, and let
+        // rebuildReason() compare the store's gap count with the index's (history cannot tell what was missed).
+        try store.verifyCapture()
+        // Leftovers of a rebuild that was killed: only the lock holder writes generations, so they are dead.
+        directory.removeStaleGenerations()
+    }
+
+    /// The end of one of the driver's rounds: the shards close; a live round's failure is kept in ``lastError``
+    /// (the driver retries it with a growing delay), and damage has the next round rebuild.
+    func endRound(_ result: Result<HistoryConsumerRound, any Error>) {
+        closeHistoryRound()
+        if !updateInProgress { summary.seconds = Self.seconds(ContinuousClock.now - updateStarted) }
+        switch result {
+        case .success:
+            lastError = nil
+        case .failure(let error):
+            if error is CancellationError { return }
+            var engineError = error as? XapianError
+            if case SearchError.engine(let inner, _) = error { engineError = inner }
+            if let engineError, engineError.code.isDamage { damageRebuildReason = Self.damageReason(engineError) }
+            guard isLive else { return }
+            let shown = (error as? XapianError).map { SearchError.engine($0) as any Error } ?? error
+            lastError = "\(shown)"
+            logger.error("live index update failed: \(shown); retrying")
+        }
     }
 
     /// Posts a commit to ``indexUpdates()`` observers: the update's running summary, and this commit's share.

@@ -120,6 +120,17 @@ public protocol HistoryConsumer: HistoryPositionHolder {
     /// delivers the history after it.
     func resynchronize(because reason: HistoryResynchronizationReason, from store: SpotliteStore) async throws
         -> HistoryResynchronization
+
+    /// Called at the start of every round, live or on demand, before anything is read: `number` counts the
+    /// driver's rounds from 1 (``HistoryConsumerRound/number``), and `reason` is set for a round that
+    /// ``HistoryConsumerDriver/resynchronize(reason:)`` asked for. Rounds never overlap, so a consumer can reset
+    /// what it reports per round here. A throw fails the round before it reads anything. By default nothing.
+    func roundWillBegin(number: Int, resynchronizing reason: HistoryResynchronizationReason?) async throws
+
+    /// Called when a round ends, with what it did or why it failed (`CancellationError` when it was stopped),
+    /// before the driver's ``HistoryConsumerDriver/roundEvents()`` hear of it and before the caller of
+    /// ``HistoryConsumerDriver/processPending()`` gets the result. By default nothing.
+    func roundDidEnd(number: Int, result: Result<HistoryConsumerRound, any Error>) async
 }
 
 extension HistoryConsumer {
@@ -154,6 +165,12 @@ extension HistoryConsumer {
     {
         .deliverSnapshot
     }
+
+    /// Nothing.
+    public func roundWillBegin(number: Int, resynchronizing reason: HistoryResynchronizationReason?) async throws {}
+
+    /// Nothing.
+    public func roundDidEnd(number: Int, result: Result<HistoryConsumerRound, any Error>) async {}
 }
 
 extension HistoryConsumer where Document == [String: DatabaseValue] {

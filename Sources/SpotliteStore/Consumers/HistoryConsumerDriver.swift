@@ -28,6 +28,9 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     public nonisolated let maximumChanges: Int
     /// The first delay before live mode retries a failed round; it doubles up to 5 seconds.
     public nonisolated let retryDelay: Duration
+    /// How long live mode lets a burst of commits gather after a change notification before its round, so that
+    /// they are applied in one round (notifications arriving meanwhile merge into one). Zero: at once.
+    public nonisolated let coalescingDelay: Duration
 
     private nonisolated let executor: DedicatedExecutor
     /// The driver runs on a queue of its own, off Swift's cooperative thread pool.
@@ -37,7 +40,7 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     private nonisolated let events = EventBroadcaster<HistoryConsumerEvent>()
     /// The last round queued; the next one starts when it ends (rounds never overlap).
     private var lastRound: QueuedRound<HistoryConsumerRound>?
-    /// The clock live mode's retry delays run on.
+    /// The clock live mode's coalescing and retry delays run on.
     private nonisolated let clock: any Clock<Duration>
     /// In memory only: inside a transaction delivered in pieces. Saved positions are whole transactions.
     private var cursor: HistoryCursor?
@@ -45,16 +48,29 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     /// Callers of ``waitUntilProcessed(through:)`` waiting for a round, by an id of their own.
     private var waiters: [Int: (token: HistoryToken, continuation: CheckedContinuation<Void, any Error>)] = [:]
     private var nextWaiterID = 0
+    /// How many rounds have started: the next one's ``HistoryConsumerRound/number`` follows.
+    private var roundsStarted = 0
     /// The error of the last round, or nil when it succeeded.
     public private(set) var lastError: (any Error)?
 
     /// A driver of `consumer` over `store`, registering the consumer (see ``SpotliteStore/registerConsumer(_:position:)``).
     /// With ``HistoryConsumerStart/now`` and no saved position, the position is saved at once at the current token.
-    /// Live mode waits out its retry delays on `clock` (a test passes a clock it advances).
+    /// Live mode waits out its coalescing and retry delays on `clock` (a test passes a clock it advances).
     ///
+    /// - Parameters:
+    ///   - store: the store whose history is consumed; the consumer's position is saved there.
+    ///   - consumer: what applies the changes.
+    ///   - start: where a consumer without a saved position starts.
+    ///   - maximumChanges: the most changes (or snapshot records) in one batch.
+    ///   - retryDelay: the first delay before live mode retries a failed round; it doubles up to 5 seconds.
+    ///   - coalescingDelay: how long live mode lets further commits arrive after a change notification before
+    ///     its round (zero: at once).
+    ///   - logger: where rounds, resynchronisations and failures are logged.
+    ///   - clock: the clock live mode's delays run on.
     /// - Throws: ``StoreError/readOnlyStore(operation:)`` for a read-only store; the store's errors.
     public init(store: SpotliteStore, consumer: Consumer, start: HistoryConsumerStart = .snapshot,
-                maximumChanges: Int = 500, retryDelay: Duration = .milliseconds(100), logger: Logger? = nil,
+                maximumChanges: Int = 500, retryDelay: Duration = .milliseconds(100),
+                coalescingDelay: Duration = .zero, logger: Logger? = nil,
                 clock: any Clock<Duration> = ContinuousClock()) throws {
         guard !store.options.readOnly else {
             throw StoreError.readOnlyStore(operation: "consume history (the consumer's position is saved in the store)")
@@ -64,6 +80,7 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
         self.startingPoint = start
         self.maximumChanges = max(1, maximumChanges)
         self.retryDelay = retryDelay
+        self.coalescingDelay = coalescingDelay
         self.clock = clock
         self.logger = logger ?? Logger(label: "spotlite.consumer.\(consumer.consumerName)")
         executor = DedicatedExecutor(label: "spotlite.consumer.\(consumer.consumerName)")
@@ -93,16 +110,20 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     /// Whether the driver follows the store's change notifications (between ``start()`` and ``stop()``).
     public var isRunning: Bool { liveTask != nil }
 
-    /// Starts live mode: processes what is pending now, then after every commit, by any handle or process.
-    /// A failed round is retried after ``retryDelay``, doubling up to 5 seconds, until it succeeds (``lastError``
-    /// tells what failed). Calling it again while running does nothing.
+    /// Starts live mode: processes what is pending now, then after every commit, by any handle or process,
+    /// once ``coalescingDelay`` has passed. A failed round is retried after ``retryDelay``, doubling up to 5
+    /// seconds, until it succeeds (``lastError`` tells what failed). Calling it again while running does nothing.
     public func start() {
         guard liveTask == nil else { return }
         // Subscribed before the first round, so a commit made meanwhile is not missed.
         let notifications = store.changeNotifications()
+        let delay = coalescingDelay
+        let clock = self.clock
         liveTask = Task { [weak self] in
             await self?.processUntilSuccess()
             for await _ in notifications {
+                // Commits notified meanwhile merge into the one notification buffered: one round for the burst.
+                if delay > .zero { try? await clock.sleep(for: delay) }
                 guard let self, !Task.isCancelled else { break }
                 await self.processUntilSuccess()
             }
@@ -180,8 +201,11 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     }
 
     private func runRound(resynchronizing reason: HistoryResynchronizationReason?) async throws -> HistoryConsumerRound {
+        roundsStarted += 1
         var round = HistoryConsumerRound()
+        round.number = roundsStarted
         do {
+            try await consumer.roundWillBegin(number: round.number, resynchronizing: reason)
             try await deliverPending(into: &round, resynchronizing: reason)
         } catch {
             lastError = error
@@ -190,10 +214,12 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
             } else {
                 logger.error("\(consumer.consumerName): applying history failed, the position stays at \(round.position.map { "\($0)" } ?? "none"): \(error)")
             }
+            await consumer.roundDidEnd(number: round.number, result: .failure(error))
             events.send(.failed(error))
             throw error
         }
         lastError = nil
+        await consumer.roundDidEnd(number: round.number, result: .success(round))
         events.send(.processed(round))
         return round
     }

@@ -11,6 +11,9 @@ public enum HistoryConsumerStart: Sendable, Hashable {
 
 /// What one round of a ``HistoryConsumerDriver`` did.
 public struct HistoryConsumerRound: Sendable, Hashable {
+    /// The round's number in its driver, from 1 (the number ``HistoryConsumer/roundWillBegin(number:resynchronizing:)``
+    /// was given); 0 for a round no driver ran.
+    public var number = 0
     /// Batches applied.
     public var batches = 0
     /// Transactions delivered (a transaction cut over several batches counts once per batch).
