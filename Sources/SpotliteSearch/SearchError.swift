@@ -45,13 +45,13 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
                 return "the index at \(path) is being updated by another indexer in this process (pid \(pid)); stop it (or let its update finish) before updating the index from here"
             }
             let who = pid.map { " (pid \($0))" } ?? ""
-            return "the index at \(path) is being updated by another process\(who); wait for it to finish or stop it (a stopped `index watch` releases it)"
+            return "the index at \(path) is being updated by another process\(who); wait for it to finish or stop it (a stopped live indexer releases it)"
         case let .cannotWrite(path, reason):
             return "cannot write \(path): \(reason); check that the directory exists, is writable and the disk is not full"
         case let .indexMissing(path):
-            return "no index at \(path); run `spotlite index update` to build it"
+            return "no index at \(path); update the index (SpotliteIndexer.update()) to build it"
         case let .indexCorrupt(path, reason):
-            return "the index at \(path) cannot be read (\(reason)); run `spotlite index rebuild` to build it again from the store"
+            return "the index at \(path) cannot be read (\(reason)); rebuild the index (SpotliteIndexer.rebuild()) to build it again from the store"
         case let .invalidQuery(query, reason):
             return "cannot parse the query \"\(query.count > 80 ? String(query.prefix(80)) + "…" : query)\": \(reason); check quotes, brackets and operators (AND, OR, NOT need words on both sides)"
         case let .overBudget(query, reason):
@@ -66,9 +66,9 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             case .network, .networkTimeout:
                 return what + "; check that the shard's server is running and reachable"
             case let code where code.isDamage:
-                return what + "; run `spotlite index rebuild` to build the index again from the store"
+                return what + "; rebuild the index (SpotliteIndexer.rebuild()) to build it again from the store"
             default:
-                return what + "; check that the disk is not full and the index directory is writable, and run `spotlite index rebuild` if the index is damaged"
+                return what + "; check that the disk is not full and the index directory is writable, and rebuild the index (SpotliteIndexer.rebuild()) if it is damaged"
             }
         case .indexingRunning:
             return "the indexer is running; call stop() before deleting the index"
@@ -79,7 +79,7 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case let .shardUnavailable(shard, reason):
             return "shard \(shard) is unavailable (\(reason)); start its xapian-tcpsrv or fix `shards` in the configuration (the index keeps what every shard committed; the next update catches up)"
         case let .shardIdentityChanged(shard, expected, found):
-            return "shard \(shard) serves another database (UUID \(found), the index's shard map records \(expected)); point its server at the shard's database, or run `spotlite index rebuild` to index the store into it again"
+            return "shard \(shard) serves another database (UUID \(found), the index's shard map records \(expected)); point its server at the shard's database, or rebuild the index (SpotliteIndexer.rebuild()) to index the store into it again"
         }
     }
 

@@ -65,7 +65,7 @@ struct Spotlite: AsyncParsableCommand {
             Terminal.printError(error.message)
             Foundation.exit(error.status)
         } catch let error as ProductError {
-            Terminal.printError(error.description)
+            Terminal.printError(error.commandLineDescription)
             Foundation.exit(ExitStatus.status(of: error))
         } catch let error as DatabaseError {
             // SQLite failed under a command (a full disk, a file that is not writable): not a usage problem.
@@ -87,7 +87,10 @@ struct Spotlite: AsyncParsableCommand {
 }
 
 /// An error of ours (not a usage error of the argument parser).
-protocol ProductError: Error, CustomStringConvertible {}
+protocol ProductError: Error, CustomStringConvertible {
+    /// The error as the command line prints it, with the command that helps (see CommandAdvice.swift).
+    var commandLineDescription: String { get }
+}
 
 /// A failure the command itself reports, with its exit status.
 struct CommandFailure: Error, ProductError {

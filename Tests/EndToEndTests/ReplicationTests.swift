@@ -129,6 +129,8 @@ struct ReplicationTests {
         // The continuous mode says so once, keeps the copy, and keeps trying.
         let follower = try tool.start(["index", "replicate", "follow", server.address, "--into", "replica", "--interval", "0.1"])
         defer { follower.signal(SIGKILL) }
+        // What is tested is an absence (no second line while rounds keep failing), so rounds must be let happen:
+        // about ten at --interval 0.1. No event marks a failed round; time is the only way.
         Thread.sleep(forTimeInterval: 1)
         follower.signal(SIGTERM)
         let output = follower.finish()

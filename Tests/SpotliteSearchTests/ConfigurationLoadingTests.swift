@@ -8,7 +8,7 @@ import Testing
 struct ConfigurationLoadingTests {
     @Test("the default config/spotlite.toml parses to the documented values")
     func defaultFile() throws {
-        let path = ConfigurationTestSupport.repositoryFile(SpotliteConfiguration.defaultPath)
+        let path = ConfigurationTestSupport.repositoryFile("config/spotlite.toml")
         // Its paths are relative to its folder, config/: the store is Index/ beside that folder.
         let configuration = try SpotliteConfiguration(contentsOf: path, baseDirectory: "/work/project/config")
 

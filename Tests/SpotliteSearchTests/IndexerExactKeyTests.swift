@@ -62,6 +62,61 @@ struct IndexerExactKeyTests {
         #expect(try Self.documentData(sandbox, key: Self.nfd.databaseValue) == nil)
     }
 
+    /// Items are indexed with their shelf's label: a shelf's change must reindex every item on it.
+    struct ItemOnShelf: IndexDocumentProvider {
+        func attributeSet(for record: IndexRecord, in db: Database) throws -> AttributeSet? {
+            guard record.entity == "Item" else { return nil }
+            let shelf = try String.fetchOne(db, sql: "SELECT label FROM Shelf WHERE shelf_number = ?",
+                                            arguments: [record.row["shelf_id"] as DatabaseValue])
+            return AttributeSet(["id": record.key, "title": record.row["title"], "shelf": shelf?.databaseValue ?? .null])
+        }
+
+        func recordsDepending(on entity: String, keys: [DatabaseValue], in db: Database) throws -> [IndexRecordID] {
+            guard entity == "Shelf" else { return [] }
+            let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ",")
+            // Each dependent twice: the indexer must take each once, and only byte-equal keys as equal.
+            let rows = try Row.fetchAll(db, sql: "SELECT id FROM Item WHERE shelf_id IN (\(placeholders)) ORDER BY id",
+                                        arguments: StatementArguments(keys))
+            let dependents = rows.map { IndexRecordID(entity: "Item", key: $0[0] as DatabaseValue) }
+            return dependents + dependents
+        }
+    }
+
+    @Test("a parent's change reindexes both dependents whose keys are the NFC and NFD forms of one text")
+    func normalisationVariantDependents() async throws {
+        let sandbox = try IndexerSandbox(entities: Self.entity + """
+
+            shelf = { type = "text", prefix = "shelf", store = true }
+
+            [entities.Shelf]
+            key = "shelf_number"
+
+            [entities.Shelf.fields]
+            label = { type = "text" }
+            """, prepareSQL: "CREATE TABLE Item (id TEXT PRIMARY KEY NOT NULL, title TEXT, shelf TEXT, shelf_id INTEGER);")
+        let indexer = try sandbox.makeIndexer(provider: ItemOnShelf())
+        try sandbox.store.write(author: "app") { db in
+            try db.execute(sql: "INSERT INTO Shelf (shelf_number, label) VALUES (1, 'kitchen')")
+            try db.execute(sql: "INSERT INTO Item (id, title, shelf_id) VALUES (?, 'composed', 1)", arguments: [Self.nfc])
+            try db.execute(sql: "INSERT INTO Item (id, title, shelf_id) VALUES (?, 'decomposed', 1)", arguments: [Self.nfd])
+        }
+        try await indexer.update()
+        #expect(try sandbox.keys("shelf:kitchen").count == 2)
+
+        // Only the shelf changes: both items depend on it, and both must follow.
+        try sandbox.store.write(author: "app") { db in
+            try db.execute(sql: "UPDATE Shelf SET label = 'pantry' WHERE shelf_number = 1")
+        }
+        let summary = try await indexer.update()
+        #expect(summary.rebuilt == false)
+        #expect(summary.indexed == 2, "both dependents reindexed, each once: \(summary)")
+        let hits = try sandbox.makeSearcher().search(SearchRequest("shelf:pantry", limit: 10, correctsSpelling: false)).hits
+        #expect(Set(hits.map { Array($0.key.description.utf8) }) == [Array(Self.nfc.utf8), Array(Self.nfd.utf8)])
+        #expect(try sandbox.keys("shelf:kitchen").isEmpty, "no document keeps the old label")
+        #expect(try Self.documentData(sandbox, key: Self.nfc.databaseValue)?.fields["shelf"] == .text("pantry"))
+        #expect(try Self.documentData(sandbox, key: Self.nfd.databaseValue)?.fields["shelf"] == .text("pantry"))
+    }
+
     @Test("a record id set keeps NFC and NFD keys apart")
     func recordIDsAreExact() {
         let ids: Set<IndexRecordID> = [IndexRecordID(entity: "Item", key: Self.nfc.databaseValue),

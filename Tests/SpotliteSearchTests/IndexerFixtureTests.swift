@@ -3,6 +3,7 @@ import GRDB
 import Testing
 @testable import SpotliteSearch
 import Spotlite
+import SpotliteTestSupport
 
 /// The indexer's configuration, not GRDB's (both modules are imported by these tests).
 
@@ -271,7 +272,10 @@ enum ChildProcess {
     }
 }
 
-/// Polls `condition` every few milliseconds until it holds or `timeout` passes; returns whether it held.
+/// Polls `condition` every few milliseconds until it holds or `timeout` passes; returns whether it held. Only for
+/// state that tells no one when it changes: another process's files (a lock, a generation being written, an index
+/// another process commits). Waits within this process use events: `waitUntilIndexed`, `indexUpdates()`, a
+/// ``Latch``, a clock's sleepers.
 func eventually(timeout: Duration = .seconds(60), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
@@ -287,6 +291,8 @@ final class RunningChild {
     let process = Process()
     private let outputFile: URL
     private let errorFile: URL
+    /// Opened by Foundation when the child has exited.
+    private let exited = Latch()
 
     init(_ executable: String, _ arguments: [String]) throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-child-\(UUID().uuidString)")
@@ -299,6 +305,8 @@ final class RunningChild {
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)
         process.standardInput = FileHandle.nullDevice
+        let exited = self.exited
+        process.terminationHandler = { _ in exited.open() }
         try process.run()
     }
 
@@ -315,8 +323,10 @@ final class RunningChild {
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
     /// Waits for the exit and returns the status, or nil when it is still running after `timeout`.
-    func waitForExit(timeout: Duration = .seconds(60)) async -> Int32? {
-        let finished = await eventually(timeout: timeout) { !process.isRunning }
-        return finished ? process.terminationStatus : nil
+    func waitForExit(timeout: Duration = Liveness.limit) async -> Int32? {
+        let exited = self.exited
+        guard (try? await within("the child process \(pid) to exit", limit: timeout, { await exited.wait() })) != nil
+        else { return nil }
+        return process.terminationStatus
     }
 }

@@ -29,22 +29,33 @@ struct IndexerLiveModeTests {
         var all: [IndexDidUpdate] { storage.updates.withLock { $0 } }
     }
 
+    /// Waits (bounded) until live mode has indexed through `token`: the index's commit wakes the wait.
+    static func indexed(_ indexer: SpotliteIndexer, through token: HistoryToken?) async throws {
+        guard let token else { return }
+        try await within("the live indexer to index through token \(token)") {
+            try await indexer.waitUntilIndexed(through: token)
+        }
+    }
+
     @Test("start() catches up, then indexes writes of this process within moments; stop() ends it")
     func followsWrites() async throws {
         let sandbox = try IndexerSandbox()
-        try sandbox.write(Array(SamplePackage.catalogue.prefix(3)))
+        let first = try sandbox.write(Array(SamplePackage.catalogue.prefix(3)))
         let indexer = try sandbox.makeIndexer()
-        let recorder = UpdateRecorder(indexer.indexUpdates())
         #expect(await !indexer.isIndexingEnabled)
         try await indexer.start()
         try await indexer.start() // idempotent
         #expect(await indexer.isIndexingEnabled)
-        #expect(await eventually { (try? sandbox.makeSearcher().documentCount()) == 3 })
+        try await Self.indexed(indexer, through: first)
+        #expect(try sandbox.makeSearcher().documentCount() == 3)
 
+        var updates = indexer.indexUpdates().makeAsyncIterator()
         let token = try sandbox.write([SamplePackage.named("gimp")])
-        #expect(await eventually { (try? sandbox.keys("gimp")) == ["gimp"] })
-        #expect(await eventually { recorder.all.contains { $0.token == token } },
-                "an index-did-update notification carries the token now indexed")
+        // An index-did-update notification carries the token now indexed.
+        while let update = try await updates.next(within: "an index-did-update notification for token \(String(describing: token))") {
+            if update.token == token { break }
+        }
+        #expect(try sandbox.keys("gimp") == ["gimp"])
         #expect(try sandbox.indexToken() == token)
         await indexer.stop()
         await indexer.stop() // idempotent
@@ -55,19 +66,21 @@ struct IndexerLiveModeTests {
     @Test("a write by the sqlite3 shell is indexed in live mode")
     func followsForeignWrites() async throws {
         let sandbox = try IndexerSandbox()
-        try sandbox.write(Array(SamplePackage.catalogue.prefix(3)))
+        let first = try sandbox.write(Array(SamplePackage.catalogue.prefix(3)))
         let indexer = try sandbox.makeIndexer()
         try await indexer.start()
-        #expect(await eventually { (try? sandbox.makeSearcher().documentCount()) == 3 })
+        try await Self.indexed(indexer, through: first)
+        #expect(try sandbox.makeSearcher().documentCount() == 3)
         try sandbox.sqlite3("INSERT INTO Package (name, summary) VALUES ('htop', 'interactive processes viewer');")
-        #expect(await eventually { (try? sandbox.keys("htop")) == ["htop"] })
+        try await Self.indexed(indexer, through: try sandbox.store.currentToken())
+        #expect(try sandbox.keys("htop") == ["htop"])
         await indexer.stop()
     }
 
     @Test("a burst of writes becomes few index commits", .timeLimit(.minutes(5)))
     func coalescesBursts() async throws {
         let sandbox = try IndexerSandbox()
-        try sandbox.write([SamplePackage.named("vim")])
+        let first = try sandbox.write([SamplePackage.named("vim")])
         // The coalescing window passes only when the test says so: the whole burst lands inside it, however busy
         // the machine.
         let clock = ManualClock()
@@ -75,7 +88,8 @@ struct IndexerLiveModeTests {
         let indexer = try SpotliteIndexer(store: sandbox.store, configuration: sandbox.configuration,
                                           coalescingDelay: delay, clock: clock)
         try await indexer.start()
-        #expect(await eventually { (try? sandbox.makeSearcher().documentCount()) == 1 })
+        try await Self.indexed(indexer, through: first)
+        #expect(try sandbox.makeSearcher().documentCount() == 1)
         let recorder = UpdateRecorder(indexer.indexUpdates())
         let writes = 40
         for number in 0..<writes {
@@ -85,26 +99,28 @@ struct IndexerLiveModeTests {
         // The first notification of the burst is waiting out the window; let it pass.
         try await within("the indexer to wait out its coalescing window") { await clock.waitForSleepers(1) }
         clock.advance(by: delay)
-        #expect(await eventually { recorder.all.contains { $0.token == token } })
+        try await Self.indexed(indexer, through: token)
         #expect(try sandbox.makeSearcher().documentCount() == writes + 1)
+        // Every commit of the burst was posted by then: the recorder's stream has them, and stop() ends the rounds.
+        await indexer.stop()
         let commits = recorder.all.count
         #expect(commits < writes / 4, "\(writes) single-row writes gave \(commits) index commits")
-        await indexer.stop()
     }
 
     @Test("stop() keeps the position: history written meanwhile is kept by cleanup and indexed after start()")
     func stopKeepsPosition() async throws {
         let sandbox = try IndexerSandbox()
         let author = sandbox.configuration.indexer.author
-        try sandbox.write(Array(SamplePackage.catalogue.prefix(3)))
+        let first = try sandbox.write(Array(SamplePackage.catalogue.prefix(3)))
         let indexer = try sandbox.makeIndexer()
         try await indexer.start()
-        #expect(await eventually { (try? sandbox.makeSearcher().documentCount()) == 3 })
+        try await Self.indexed(indexer, through: first)
         await indexer.stop()
         let position = try #require(try sandbox.store.position(of: author))
         #expect(position.token == (try sandbox.indexToken()))
 
-        // Stopped, it no longer listens to the store: nothing can make it index.
+        // Stopped, it no longer listens to the store: nothing can make it index. The subscription ends when the
+        // live task's iteration does, which tells no one: a bounded poll.
         #expect(await eventually { sandbox.store.hub.subscriberCount == 0 })
         try sandbox.write([SamplePackage.named("gimp")])
         try sandbox.write([SamplePackage.named("inkscape")])
@@ -115,7 +131,8 @@ struct IndexerLiveModeTests {
         #expect(try sandbox.store.countHistory(.after(position.token)) == 2)
 
         try await indexer.start()
-        #expect(await eventually { (try? sandbox.keys("inkscape")) == ["inkscape"] })
+        try await Self.indexed(indexer, through: try sandbox.store.currentToken())
+        #expect(try sandbox.keys("inkscape") == ["inkscape"])
         await indexer.stop()
         #expect(try sandbox.store.position(of: author)?.token == (try sandbox.store.currentToken()))
     }
@@ -123,10 +140,11 @@ struct IndexerLiveModeTests {
     @Test("deleteIndex() refuses while running; after stop() it removes the index and the position")
     func deleteIndex() async throws {
         let sandbox = try IndexerSandbox()
-        try sandbox.write(SamplePackage.catalogue)
+        let written = try sandbox.write(SamplePackage.catalogue)
         let indexer = try sandbox.makeIndexer()
         try await indexer.start()
-        #expect(await eventually { (try? sandbox.makeSearcher().documentCount()) == SamplePackage.catalogue.count })
+        try await Self.indexed(indexer, through: written)
+        #expect(try sandbox.makeSearcher().documentCount() == SamplePackage.catalogue.count)
         await #expect(throws: SearchError.indexingRunning) { try await indexer.deleteIndex() }
         #expect(FileManager.default.fileExists(atPath: sandbox.indexPath))
 
@@ -162,16 +180,27 @@ struct IndexerLiveModeTests {
             }
         }
         let sandbox = try IndexerSandbox()
-        try sandbox.write([SamplePackage.named("vim")])
+        let first = try sandbox.write([SamplePackage.named("vim")])
         let provider = FailsFirst(fields: try IndexSchema(configuration: sandbox.configuration).entity(named: "Package").fields)
-        let indexer = try sandbox.makeIndexer(provider: provider)
+        // The retry delays pass only when the test says so: each failure is seen while its retry waits.
+        let clock = ManualClock()
+        let indexer = try SpotliteIndexer(store: sandbox.store, configuration: sandbox.configuration,
+                                          documentProvider: provider, coalescingDelay: .zero, clock: clock)
         try await indexer.start()
-        #expect(await eventually { (try? sandbox.makeSearcher().documentCount()) == 1 })
-        try sandbox.write([SamplePackage.named("gimp")])
-        #expect(await eventually { await indexer.lastError == "the related service is unavailable" })
-        #expect(await eventually { (try? sandbox.keys("gimp")) == ["gimp"] }, "retried without another write")
-        #expect(await eventually { await indexer.lastError == nil }, "a success clears the last error")
+        try await Self.indexed(indexer, through: first)
+        let token = try sandbox.write([SamplePackage.named("gimp")])
+        // 100 ms, then doubling.
+        for delay in [100, 200, 400] {
+            try await within("the live indexer to wait before retrying") { await clock.waitForSleepers(1) }
+            #expect(await indexer.lastError == "the related service is unavailable")
+            clock.advance(by: .milliseconds(delay))
+        }
+        try await Self.indexed(indexer, through: token)
+        #expect(try sandbox.keys("gimp") == ["gimp"], "retried without another write")
         #expect(provider.remainingFailures.withLock { $0 } == 0)
+        // An update queues behind the live round, so the round has ended when it returns.
+        try await indexer.update()
+        #expect(await indexer.lastError == nil, "a success clears the last error")
         await indexer.stop()
     }
 }

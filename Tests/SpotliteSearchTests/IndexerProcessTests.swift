@@ -42,6 +42,7 @@ struct IndexerProcessTests {
         try sandbox.write(SamplePackage.catalogue)
         let watcher = try RunningChild(spotlite, ["index", "watch", "--config", sandbox.configurationPath])
         let lockFile = IndexDirectory(path: sandbox.indexPath).lockPath
+        // The other process's lock file tells no one when it is written: a bounded poll.
         let holding = await eventually(timeout: .seconds(30)) {
             (try? String(contentsOfFile: lockFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "\(watcher.pid)"
         }
@@ -54,6 +55,7 @@ struct IndexerProcessTests {
 
         // The watcher keeps the index up to date meanwhile.
         try sandbox.write([SamplePackage(name: "watched", summary: "indexed by the other process")])
+        // Its commits reach this process only through the index's files: a bounded poll.
         #expect(await eventually { (try? sandbox.keys("watched")) == ["watched"] })
 
         watcher.signal(SIGTERM)
@@ -100,7 +102,8 @@ struct IndexerProcessTests {
         #expect(try searcher.documentCount() == rows + SamplePackage.catalogue.count)
 
         let rebuild = try RunningChild(spotlite, ["index", "rebuild", "--config", sandbox.configurationPath])
-        // Kill it once it has written part of the new generation, well before it could finish.
+        // Kill it once it has written part of the new generation, well before it could finish. Another process's
+        // files tell no one when they grow: a bounded poll.
         let started = await eventually(timeout: .seconds(60)) {
             Self.bytesWritten(under: directory.generationPath(live + 1)) > 0 || !rebuild.process.isRunning
         }

@@ -112,7 +112,7 @@ struct IndexerTamperingTests {
         let error = #expect(throws: SearchError.self) {
             try sandbox.makeSearcher().search(SearchRequest("", limit: 10, correctsSpelling: false))
         }
-        #expect(error?.description.contains("spotlite index rebuild") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("rebuild the index (SpotliteIndexer.rebuild())") == true, "\(String(describing: error))")
         try await indexer.rebuild()
         #expect(try Self.indexedTitles(sandbox)["b"] == "old b")
     }

@@ -24,7 +24,8 @@ struct RemoteShardRebuildTests {
         let searcher = try shards.sandbox.makeSearcher()
         let rebuild = try RunningChild(spotlite, ["index", "rebuild", "--progress", "--config", shards.sandbox.configurationPath])
         var searches = 0
-        // Search while it runs, until it has indexed its first thousand rows.
+        // Search while it runs, until it has indexed its first thousand rows: searching again and again is the test,
+        // and the other process's progress reaches this one only through its output file.
         let started = try await eventually(timeout: .seconds(120)) {
             let results = try searcher.search(SearchRequest("search engine", limit: 10, correctsSpelling: false))
             #expect(!results.hits.isEmpty && !results.isPartial)

@@ -272,7 +272,7 @@ struct MigrationStoreTests {
         let error = #expect(throws: MigrationError.unrecognizedSchema(path: path, matching: [], known: ["v1", "v2", "v3"])) {
             try manager.migrateStore(atPath: path)
         }
-        #expect(error?.description.contains("--assume-version") == true)
+        #expect(error?.description.contains("`assumingVersion:`") == true)
         #expect(throws: MigrationError.unknownVersionName("v7", known: ["v1", "v2", "v3"])) {
             try manager.migrateStore(atPath: path, assumingVersion: "v7")
         }

@@ -4,34 +4,16 @@ import SpotliteTestSupport
 import Testing
 @testable import SpotliteStore
 
-/// The first notification satisfying `predicate`, or nil after `timeout`. Ends the subscription.
+/// The first notification satisfying `predicate`, or nil when none came within `timeout` (a bound on liveness, not
+/// on speed). Ends the subscription.
 func firstNotification(
-    from notifications: StoreChangeNotifications, timeout: Duration = .seconds(60),
+    from notifications: StoreChangeNotifications, timeout: Duration = Liveness.limit,
     where predicate: @escaping @Sendable (StoreChangeNotification) -> Bool = { _ in true }
 ) async -> StoreChangeNotification? {
-    await withTaskGroup(of: StoreChangeNotification?.self) { group in
-        group.addTask {
-            for await notification in notifications where predicate(notification) { return notification }
-            return nil
-        }
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
+    try? await within("a change notification", limit: timeout) {
+        for await notification in notifications where predicate(notification) { return notification }
+        return nil
     }
-}
-
-/// Waits (without assertions on timing) until `condition` holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
 }
 
 @Suite("Change notifications", .blockingWork)
@@ -108,7 +90,7 @@ struct NotificationTests {
         // Then a tracked write: once its notification is in, it is the only one.
         try test.insertPackage("tracked")
         let tracked = try test.store.currentToken()
-        #expect(await eventually { received.values.contains(tracked) })
+        #expect(await waitUntil { received.values.contains(tracked) })
         listening.cancel()
         #expect(received.values == [tracked])
     }
@@ -132,18 +114,19 @@ struct NotificationTests {
         let hub = test.store.hub
         do {
             let notifications = test.store.changeNotifications()
-            #expect(await eventually { hub.isMonitoring })
+            #expect(hub.isMonitoring, "subscribing starts the watcher at once")
             let task = Task {
                 for await _ in notifications {}
             }
             task.cancel()
             try await within("the cancelled iteration to end") { await task.value }
         }
-        #expect(await eventually { hub.subscriberCount == 0 && !hub.isMonitoring })
+        // The subscription ends when the stream's termination handler has run, which tells no one: a bounded poll.
+        #expect(await pollUntil { hub.subscriberCount == 0 && !hub.isMonitoring })
 
         // A new subscription starts watching again.
         let again = test.store.changeNotifications()
-        #expect(await eventually { hub.isMonitoring })
+        #expect(hub.isMonitoring)
         try SQLiteShell.run(test.path, "INSERT INTO Package (name) VALUES ('after-restart');")
         #expect(await firstNotification(from: again) != nil)
     }
@@ -159,22 +142,15 @@ struct NotificationTests {
         }
         try store?.write(author: "app") { db in try db.execute(sql: "INSERT INTO Package (name) VALUES ('x')") }
         store = nil
-        let received = await firstValue(of: consumer, timeout: .seconds(60))
+        let received = await firstValue(of: consumer)
         #expect(received == 1, "the sequence delivered the write, then ended")
     }
 }
 
-/// The task's value, or nil if it has not finished after `timeout`.
-func firstValue<Value: Sendable>(of task: Task<Value, Never>, timeout: Duration) async -> Value? {
-    await withTaskGroup(of: Value?.self) { group in
-        group.addTask { await task.value }
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        if first == nil { task.cancel() }
-        return first
-    }
+/// The task's value, or nil (and the task cancelled) when it has not finished within `timeout` (a bound on
+/// liveness, not on speed).
+func firstValue<Value: Sendable>(of task: Task<Value, Never>, timeout: Duration = Liveness.limit) async -> Value? {
+    let value = try? await within("the task's value", limit: timeout) { await task.value }
+    if value == nil { task.cancel() }
+    return value
 }

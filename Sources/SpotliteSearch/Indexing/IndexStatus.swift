@@ -1,7 +1,7 @@
 import Foundation
 import SpotliteStore
 
-/// Where an index stands against its store: the shape of `spotlite index status --json`.
+/// Where an index stands against its store: what `spotlite index status` shows.
 public struct IndexStatus: Sendable, Hashable {
     /// The index directory.
     public var index: String
@@ -114,28 +114,5 @@ public struct IndexStatus: Sendable, Hashable {
         } else {
             pendingTransactions = try store.countHistory(HistoryRequest.allRetained)
         }
-    }
-
-    /// The JSON object of `spotlite index status --json`.
-    public var jsonObject: [String: Any] {
-        var object: [String: Any] = [
-            "index": index,
-            "documents": documents,
-            "token": token?.rawValue ?? 0,
-            "store_token": storeToken?.rawValue ?? 0,
-            "pending_transactions": pendingTransactions,
-            "oldest_history_token": oldestHistoryToken.map { $0.rawValue as Any } ?? NSNull(),
-            "fingerprint": fingerprint ?? configurationFingerprint,
-            "checkpoints": checkpoints.map { position in
-                ["author": position.author, "token": position.token.rawValue,
-                 "timestamp": ISO8601.string(from: position.timestamp)] as [String: Any]
-            },
-        ]
-        if !shards.isEmpty {
-            object["shards"] = shards.map(\.jsonObject)
-            object["unavailable_shards"] = unavailableShards
-        }
-        if !shards.isEmpty && !unavailableShards.isEmpty { object["token"] = NSNull() }
-        return object
     }
 }

@@ -16,14 +16,4 @@ public struct ShardStatus: Sendable, Hashable {
 
     /// Whether the shard answered.
     public var isAvailable: Bool { problem == nil }
-
-    /// The shard's entry in `spotlite index status --json`.
-    public var jsonObject: [String: Any] {
-        var object: [String: Any] = ["name": name, "available": isAvailable]
-        if let location { object["location"] = location }
-        if let documents { object["documents"] = documents }
-        if isAvailable { object["token"] = token?.rawValue ?? 0 }
-        if let problem { object["error"] = problem }
-        return object
-    }
 }

@@ -230,7 +230,7 @@ public actor SpotliteIndexer {
             } catch {
                 let named = ShardLayout.naming(error, shard: layout.shardName(shard))
                 if let error = named as? XapianError {
-                    throw SearchError.engine(error, outcome: "while emptying shard \(layout.shardName(shard)); the shard map stays until every shard is emptied: run `spotlite index delete` again")
+                    throw SearchError.engine(error, outcome: "while emptying shard \(layout.shardName(shard)); the shard map stays until every shard is emptied: delete the index again")
                 }
                 throw named
             }

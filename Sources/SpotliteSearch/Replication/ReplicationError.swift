@@ -29,11 +29,11 @@ public enum ReplicationError: Error, Sendable, Equatable, CustomStringConvertibl
         case let .toolMissing(name):
             return "\(name) is not installed; install Xapian's tools (`apt-get install xapian-tools`, or `make deps`)"
         case let .unreachable(address, reason):
-            return "cannot replicate from \(address): \(reason); check that `spotlite index replicate serve --port \(address.port)` runs on \(address.host) and that the port is open (the replica keeps its last copy)"
+            return "cannot replicate from \(address): \(reason); check that a replication server (ReplicationServer) listens on port \(address.port) of \(address.host) and that the port is open (the replica keeps its last copy)"
         case let .cannotServe(address, reason):
-            return "cannot serve replicas on \(address): \(reason); choose another --port, or stop the program using it"
+            return "cannot serve replicas on \(address): \(reason); choose another port, or stop the program using it"
         case let .badLayout(address, reason):
-            return "the replication server at \(address) does not serve a Spotlite index (\(reason)); check HOST:PORT, and that it runs `spotlite index replicate serve` of the same Spotlite version"
+            return "the replication server at \(address) does not serve a Spotlite index (\(reason)); check HOST:PORT, and that the server runs the same Spotlite version"
         case let .notAReplica(path):
             return "\(path) holds files that are not a Spotlite replica; choose an empty or new directory for the replica"
         case let .replicaOfAnotherServer(path, source):

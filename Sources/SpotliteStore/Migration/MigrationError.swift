@@ -70,16 +70,16 @@ public enum MigrationError: Error, Hashable, CustomStringConvertible, LocalizedE
             return "the store is at model version \(version) with checksum \(store), but this app's \(version) has checksum \(model): the model was changed after stores were migrated to it; restore that version's model and put the change in a new version with its own stage"
         case let .unrecognizedSchema(path, matching, known):
             if matching.isEmpty {
-                return "the store \(path) records no model version and its tables match none of the known versions (\(known.joined(separator: ", "))); make its tables match one version, or name its version explicitly (assumingVersion, `spotlite migrate run --assume-version NAME`)"
+                return "the store \(path) records no model version and its tables match none of the known versions (\(known.joined(separator: ", "))); make its tables match one version, or name its version explicitly (`assumingVersion:` of StagedMigrationManager.migrateStore)"
             }
-            return "the store \(path) records no model version and its tables match several versions (\(matching.joined(separator: ", "))); name the one it is at (assumingVersion, `spotlite migrate run --assume-version NAME`)"
+            return "the store \(path) records no model version and its tables match several versions (\(matching.joined(separator: ", "))); name the one it is at (`assumingVersion:` of StagedMigrationManager.migrateStore)"
         case let .unknownVersionName(name, known):
             return "there is no model version named \(name); known versions: \(known.joined(separator: ", "))"
         case let .stageFailed(stage, phase, message):
             return "migration stage \(stage) failed in \(phase.rawValue) and was rolled back, leaving the store at its previous version: \(message); fix the cause and open the store again to resume"
         case let .migrationRequired(store, newest):
             let at = store.map { "at model version \($0.name)" } ?? "not yet versioned"
-            return "the store is \(at) and needs migrating to \(newest.name), which a read-only store cannot do; open it once without readOnly (or run `spotlite migrate run`)"
+            return "the store is \(at) and needs migrating to \(newest.name), which a read-only store cannot do; open it once without readOnly"
         }
     }
 

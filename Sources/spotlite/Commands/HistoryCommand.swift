@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GRDB
 import Spotlite
+import SpotliteJSON
 
 struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

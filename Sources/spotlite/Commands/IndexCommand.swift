@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spotlite
+import SpotliteJSON
 
 struct IndexCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spotlite
+import SpotliteJSON
 
 extension MigrationError: ProductError {}
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spotlite
+import SpotliteJSON
 
 extension IndexCommand {
     struct Replicate: AsyncParsableCommand {
@@ -91,7 +92,7 @@ extension IndexCommand.Replicate {
                             }
                         } catch {
                             // A rebuild in the middle of switching, a full disk: say so and try again next time.
-                            Terminal.log("\(ISO8601.string(from: Date())) cannot publish the index's layout yet: \(error)")
+                            Terminal.log("\(ISO8601.string(from: Date())) cannot publish the index's layout yet: \((error as? any ProductError)?.commandLineDescription ?? "\(error)")")
                         }
                         try? await Task.sleep(for: .milliseconds(100))
                     }
@@ -181,7 +182,7 @@ extension IndexCommand.Replicate {
                             lastRound = round
                         } catch {
                             // Said once per outage: a master restarting is not a reason to stop serving searches.
-                            let message = "\(error)"
+                            let message = (error as? any ProductError)?.commandLineDescription ?? "\(error)"
                             if failing != message {
                                 Terminal.log("spotlite: \(message) (retrying every \(Terminal.duration(interval)))")
                             }

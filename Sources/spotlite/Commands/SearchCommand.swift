@@ -141,7 +141,7 @@ struct SearchCommand: AsyncParsableCommand {
                 results = try search(query)
                 Self.warnIfPartial(results)
             } catch let error as SearchError {
-                throw CommandFailure(message: "line \(number) of \(path): \(error)")
+                throw CommandFailure(message: "line \(number) of \(path): \(error.commandLineDescription)")
             }
             if results.total > 0 { foundAny = true }
             if json {

@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteStore
 
 /// The commented configuration file `spotlite init` writes.
 struct ConfigurationText {
@@ -11,11 +12,9 @@ struct ConfigurationText {
         self.index = index
     }
 
+    /// Whether `name` can name an entity or a field: the store's one rule for identifiers.
     static func isIdentifier(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 64 else { return false }
-        let letters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-        let rest = letters.union(CharacterSet(charactersIn: "0123456789"))
-        return letters.contains(first) && name.unicodeScalars.allSatisfy(rest.contains)
+        Identifier.isValid(name)
     }
 
     /// A TOML basic string.

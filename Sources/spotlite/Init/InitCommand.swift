@@ -44,7 +44,7 @@ struct InitCommand: AsyncParsableCommand {
 
     func run() async throws {
         let currentDirectory = FileManager.default.currentDirectoryPath
-        let configurationPath = options.config ?? SpotliteConfiguration.defaultPath
+        let configurationPath = options.config ?? CommandEnvironment.defaultConfigurationPath
         let absoluteConfiguration = SpotliteConfiguration.resolvePath(configurationPath, against: currentDirectory)
         let configurationDirectory = (absoluteConfiguration as NSString).deletingLastPathComponent
         if FileManager.default.fileExists(atPath: absoluteConfiguration) && !force {

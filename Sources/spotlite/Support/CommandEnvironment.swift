@@ -11,6 +11,9 @@ extension ReplicationError: ProductError {}
 
 /// What a command works with: the configuration (file and overrides), and the store and index it names.
 struct CommandEnvironment {
+    /// Where the command looks for its configuration without --config, relative to the current directory.
+    static let defaultConfigurationPath = "config/spotlite.toml"
+
     let options: GlobalOptions
     let configuration: SpotliteConfiguration
     let configurationSource: String?
@@ -24,10 +27,10 @@ struct CommandEnvironment {
         if let path = options.config {
             configuration = try SpotliteConfiguration(contentsOf: path, baseDirectory: Self.folder(of: path, in: currentDirectory))
             configurationSource = path
-        } else if FileManager.default.fileExists(atPath: SpotliteConfiguration.defaultPath) {
-            configuration = try SpotliteConfiguration(contentsOf: SpotliteConfiguration.defaultPath,
-                                              baseDirectory: Self.folder(of: SpotliteConfiguration.defaultPath, in: currentDirectory))
-            configurationSource = SpotliteConfiguration.defaultPath
+        } else if FileManager.default.fileExists(atPath: CommandEnvironment.defaultConfigurationPath) {
+            configuration = try SpotliteConfiguration(contentsOf: CommandEnvironment.defaultConfigurationPath,
+                                              baseDirectory: Self.folder(of: CommandEnvironment.defaultConfigurationPath, in: currentDirectory))
+            configurationSource = CommandEnvironment.defaultConfigurationPath
         } else {
             configuration = SpotliteConfiguration()
             configurationSource = nil

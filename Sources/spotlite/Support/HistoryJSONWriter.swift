@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Spotlite
+import SpotliteJSON
 
 /// Writes history transactions as JSON to stdout as they are read, page by page, instead of building one large
 /// document: the memory used stays that of a page, and the encoding is plain byte appends (JSONSerialization of

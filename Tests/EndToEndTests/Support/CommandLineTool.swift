@@ -157,7 +157,9 @@ struct RunningTool {
     }
 }
 
-/// Waits until `condition` holds, up to `timeout` seconds.
+/// Waits until `condition` holds, up to `timeout` seconds (a bound on liveness, not on speed), checking every 50 ms.
+/// Only for another process's state that tells this one nothing when it changes: files it writes (an index, a
+/// replica's generations), what `spotlite index status` or a search answers while a watcher or follower runs.
 func eventually(timeout: Double = 60, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {

@@ -41,6 +41,8 @@ final class ReplicationServerProcess {
                 stop()
                 throw ServerError.cannotStart(message.isEmpty ? "no \"serving\" line within \(Int(timeout)) seconds" : message)
             }
+            // The server's output goes to a file (SessionProcess: the program outlives no pipe), which tells no one
+            // when it grows: a poll, bounded by `timeout` and by the server exiting.
             usleep(20_000)
         }
     }

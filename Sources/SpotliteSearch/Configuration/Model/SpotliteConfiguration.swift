@@ -9,8 +9,6 @@
 /// field, `type`. An empty file is a valid configuration with no entities (enough for history-only use); callers
 /// that index or import check ``entities`` themselves.
 public struct SpotliteConfiguration: Sendable, Hashable {
-    /// Where the `spotlite` command looks for its configuration, relative to the current directory.
-    public static let defaultPath = "config/spotlite.toml"
     /// The store used when the file names none.
     public static let defaultStorePath = "Index/store.sqlite"
     /// The index used when the file names none.

@@ -1,0 +1,42 @@
+import Foundation
+import SpotliteSearch
+
+// The `[String: Any]` objects of `spotlite index status --json`: the command line's shape of the library's typed
+// status, what scripts read.
+
+extension IndexStatus {
+    /// The JSON object of `spotlite index status --json`.
+    package var jsonObject: [String: Any] {
+        var object: [String: Any] = [
+            "index": index,
+            "documents": documents,
+            "token": token?.rawValue ?? 0,
+            "store_token": storeToken?.rawValue ?? 0,
+            "pending_transactions": pendingTransactions,
+            "oldest_history_token": oldestHistoryToken.map { $0.rawValue as Any } ?? NSNull(),
+            "fingerprint": fingerprint ?? configurationFingerprint,
+            "checkpoints": checkpoints.map { position in
+                ["author": position.author, "token": position.token.rawValue,
+                 "timestamp": ISO8601.string(from: position.timestamp)] as [String: Any]
+            },
+        ]
+        if !shards.isEmpty {
+            object["shards"] = shards.map(\.jsonObject)
+            object["unavailable_shards"] = unavailableShards
+        }
+        if !shards.isEmpty && !unavailableShards.isEmpty { object["token"] = NSNull() }
+        return object
+    }
+}
+
+extension ShardStatus {
+    /// The shard's entry in `spotlite index status --json`.
+    package var jsonObject: [String: Any] {
+        var object: [String: Any] = ["name": name, "available": isAvailable]
+        if let location { object["location"] = location }
+        if let documents { object["documents"] = documents }
+        if isAvailable { object["token"] = token?.rawValue ?? 0 }
+        if let problem { object["error"] = problem }
+        return object
+    }
+}

@@ -1,0 +1,80 @@
+import Spotlite
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The command line's own advice for the library's errors: the libraries say what to do in their own terms (call
+/// `rebuild()`), and only the command line knows which command does it. Cases without a command to name keep the
+/// library's words.
+extension ProductError {
+    /// The error as the command line prints it: by default the library's description.
+    var commandLineDescription: String { description }
+}
+
+extension SearchError {
+    var commandLineDescription: String {
+        switch self {
+        case let .indexLocked(path, pid) where pid == nil || pid != getpid():
+            let who = pid.map { " (pid \($0))" } ?? ""
+            return "the index at \(path) is being updated by another process\(who); wait for it to finish or stop it (a stopped `index watch` releases it)"
+        case let .indexMissing(path):
+            return "no index at \(path); run `spotlite index update` to build it"
+        case let .indexCorrupt(path, reason):
+            return "the index at \(path) cannot be read (\(reason)); run `spotlite index rebuild` to build it again from the store"
+        case let .engine(error, outcome):
+            let what = "search engine error (\(error.type)): \(error.message)"
+                + (outcome.map { " (\(Self.commandLine(outcome: $0)))" } ?? "")
+            switch error.code {
+            case .network, .networkTimeout:
+                return what + "; check that the shard's server is running and reachable"
+            case let code where code.isDamage:
+                return what + "; run `spotlite index rebuild` to build the index again from the store"
+            default:
+                return what + "; check that the disk is not full and the index directory is writable, and run `spotlite index rebuild` if the index is damaged"
+            }
+        case let .shardIdentityChanged(shard, expected, found):
+            return "shard \(shard) serves another database (UUID \(found), the index's shard map records \(expected)); point its server at the shard's database, or run `spotlite index rebuild` to index the store into it again"
+        default:
+            return description
+        }
+    }
+
+    /// An outcome the library words for a caller of its API, in the command's terms.
+    private static func commandLine(outcome: String) -> String {
+        let again = "delete the index again"
+        guard outcome.hasSuffix(again) else { return outcome }
+        return String(outcome.dropLast(again.count)) + "run `spotlite index delete` again"
+    }
+}
+
+extension ReplicationError {
+    var commandLineDescription: String {
+        switch self {
+        case let .unreachable(address, reason):
+            return "cannot replicate from \(address): \(reason); check that `spotlite index replicate serve --port \(address.port)` runs on \(address.host) and that the port is open (the replica keeps its last copy)"
+        case let .cannotServe(address, reason):
+            return "cannot serve replicas on \(address): \(reason); choose another --port, or stop the program using it"
+        case let .badLayout(address, reason):
+            return "the replication server at \(address) does not serve a Spotlite index (\(reason)); check HOST:PORT, and that it runs `spotlite index replicate serve` of the same Spotlite version"
+        default:
+            return description
+        }
+    }
+}
+
+extension MigrationError {
+    var commandLineDescription: String {
+        switch self {
+        case let .unrecognizedSchema(path, matching, known):
+            if matching.isEmpty {
+                return "the store \(path) records no model version and its tables match none of the known versions (\(known.joined(separator: ", "))); make its tables match one version, or name its version explicitly (`spotlite migrate run --assume-version NAME`)"
+            }
+            return "the store \(path) records no model version and its tables match several versions (\(matching.joined(separator: ", "))); name the one it is at (`spotlite migrate run --assume-version NAME`)"
+        case let .migrationRequired(store, newest):
+            let at = store.map { "at model version \($0.name)" } ?? "not yet versioned"
+            return "the store is \(at) and needs migrating to \(newest.name), which a read-only store cannot do; run `spotlite migrate run` first"
+        default:
+            return description
+        }
+    }
+}
