@@ -154,20 +154,13 @@ public enum CaptureBenchmark {
                 throw Failure.unreadableCorpus(path: path, reason: "\(error)")
             }
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/xz")
-        process.arguments = ["-dc", path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch {
+        let outcome: ChildProcess.Outcome
+        do { outcome = try ChildProcess.run("/usr/bin/xz", ["-dc", path], error: .discard) } catch {
             throw Failure.unreadableCorpus(path: path, reason: "cannot run /usr/bin/xz (\(error)); install xz-utils")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure.unreadableCorpus(path: path, reason: "xz exited with status \(process.terminationStatus)")
+        guard outcome.status == 0 else {
+            throw Failure.unreadableCorpus(path: path, reason: "xz exited with status \(outcome.status)")
         }
-        return data
+        return outcome.standardOutput
     }
 }

@@ -75,9 +75,13 @@ public final class XapianTcpServer: @unchecked Sendable {
         guard process == nil else { return }
         let server = try Self.executable()
         do {
-            process = try SessionProcess(executable: server, arguments: ["--writable", "--interface", "127.0.0.1",
-                                                                         "--port", String(port), databasePath],
-                                         outputPath: logPath, appending: true, lifetime: lifetime)
+            // Listed in SpawnedProcesses, so that an interrupted harness stops the whole session.
+            process = try SpawnedProcesses.start(wholeGroup: true) {
+                let session = try SessionProcess(executable: server, arguments: ["--writable", "--interface", "127.0.0.1",
+                                                                                 "--port", String(port), databasePath],
+                                                 outputPath: logPath, appending: true, lifetime: lifetime)
+                return (session, session.pid)
+            }
         } catch let failure as SessionProcess.Failure {
             throw Failure(description: failure.description)
         }
@@ -91,8 +95,12 @@ public final class XapianTcpServer: @unchecked Sendable {
 
     /// Kills the server at once (SIGKILL to its session), as a crash would, and reaps it.
     public func stop() {
-        process?.kill()
-        process = nil
+        guard let process else { return }
+        SpawnedProcesses.reap(process.pid) {
+            process.kill()
+            return true
+        }
+        self.process = nil
     }
 
     /// Stops (SIGSTOP) or resumes (SIGCONT) the whole server: a stopped server accepts connections in the kernel
@@ -107,8 +115,9 @@ public final class XapianTcpServer: @unchecked Sendable {
     private func waitUntilListening() throws {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
-            if process?.isRunning == false {
-                process = nil
+            if let process, !process.isRunning {
+                SpawnedProcesses.reap(process.pid) { true }
+                self.process = nil
                 throw Failure(description: "xapian-tcpsrv on port \(port) exited at once: \(log)")
             }
             if LoopbackPort.accepts(port) { return }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spotlite
+import SpotliteTooling
 
 /// `spotlite-bench child-raw-build`: one raw engine build (see ``RawIndexer``) in a process of its own, so that it
 /// is timed in the same conditions as Spotlite's rebuild child, and so that it can be profiled alone
@@ -77,8 +78,7 @@ struct ChildRawBuild: ParsableCommand {
         var arguments = ["child-raw-build", "--corpus", corpusPath, "--config", configurationPath, "--entity", entity,
                          "--index", indexPath]
         if let limit { arguments += ["--limit", String(limit)] }
-        let outcome = try ChildProcess(executable: ChildProcess.currentExecutable,
-                                       arguments: arguments + Self.arguments(for: options)).run()
+        let outcome = try ChildProcess.run(ChildProcess.currentExecutable, arguments + Self.arguments(for: options))
         guard outcome.status == 0 else {
             throw BenchError("the raw build child process failed with status \(outcome.status) (its error is above)")
         }

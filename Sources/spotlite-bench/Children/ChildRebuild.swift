@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spotlite
+import SpotliteTooling
 
 /// `spotlite-bench child-rebuild`: rebuilds an index from a store and prints one JSON line, in a process of its
 /// own so that its peak memory is the rebuild's alone.
@@ -43,10 +44,9 @@ struct ChildRebuild: AsyncParsableCommand {
 
     /// Runs a rebuild in a child process and returns its report.
     static func run(configurationPath: String, storePath: String, indexPath: String, shards: Int? = nil) throws -> Report {
-        let child = ChildProcess(executable: ChildProcess.currentExecutable, arguments: [
+        let outcome = try ChildProcess.run(ChildProcess.currentExecutable, [
             "child-rebuild", "--config", configurationPath, "--store", storePath, "--index", indexPath,
         ] + (shards.map { ["--shards", String($0)] } ?? []))
-        let outcome = try child.run()
         guard outcome.status == 0 else {
             throw BenchError("the rebuild child process failed with status \(outcome.status) (its error is above)")
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spotlite
+import SpotliteTooling
 
 /// `spotlite-bench child-update`: brings an index up to date (``SpotliteIndexer/update()``) and prints one JSON line,
 /// in a process of its own so that its peak memory is the update's alone.
@@ -44,10 +45,9 @@ struct ChildUpdate: AsyncParsableCommand {
 
     /// Runs an update in a child process and returns its report.
     static func run(configurationPath: String, storePath: String, indexPath: String, incremental: Bool) throws -> Report {
-        let child = ChildProcess(executable: ChildProcess.currentExecutable, arguments: [
+        let outcome = try ChildProcess.run(ChildProcess.currentExecutable, [
             "child-update", "--config", configurationPath, "--store", storePath, "--index", indexPath,
         ] + (incremental ? ["--incremental"] : []))
-        let outcome = try child.run()
         guard outcome.status == 0 else {
             throw BenchError("the update child process failed with status \(outcome.status) (its error is above)")
         }

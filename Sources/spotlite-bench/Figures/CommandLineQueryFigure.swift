@@ -1,5 +1,6 @@
 import Foundation
 import Spotlite
+import SpotliteTooling
 
 /// Figure 11: the command line's batch queries. The built `spotlite` binary (beside `spotlite-bench`) answers the
 /// 1,000 two- and three-word queries of figure 5 from a file, `spotlite search --queries FILE`, as JSON and printed
@@ -73,7 +74,7 @@ enum CommandLineQueryFigure {
         func search(json: Bool, configuration: String) throws -> ChildProcess.Outcome {
             let arguments = ["search", "--queries", queryFile, "--config", configuration, "--store", context.storePath,
                              "--index", context.indexPath, "--color", "never"] + (json ? ["--json"] : [])
-            let outcome = try ChildProcess(executable: binary, arguments: arguments).run()
+            let outcome = try ChildProcess.run(binary, arguments)
             // 1: no query found anything, which the workload's queries (drawn from records) never do.
             guard outcome.status == 0 else {
                 throw BenchError("`spotlite \(arguments.joined(separator: " "))` exited with status \(outcome.status) (its error is above)")

@@ -1,5 +1,6 @@
 import Foundation
 import Spotlite
+import SpotliteTooling
 import Synchronization
 
 /// Figure 4: freshness in live mode. This process runs a live indexer (``SpotliteIndexer/start()``) and subscribes to
@@ -163,20 +164,14 @@ enum FreshnessFigure {
         }
         searcherThread.start()
 
-        let child = ChildProcess(executable: ChildProcess.currentExecutable, arguments: [
+        let running = try ChildProcess(executable: ChildProcess.currentExecutable, arguments: [
             "child-writer", "--config", context.configurationPath, "--store", context.storePath, "--entity", entity,
             "--field", field, "--count", String(writes), "--interval-ms",
             String(context.settings.freshnessIntervalMilliseconds), "--tag", tag,
-        ])
-        let running = try child.start()
-        let outcome = try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                do {
-                    continuation.resume(returning: try running.wait(output: running.output.readDataToEndOfFile()))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }.start()
+        ], output: .pipe)
+        // Read and waited for on a thread of its own: both block.
+        let outcome = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: running.outcome()) }.start()
         }
         // Give the indexer up to 5 s to apply the last writes; the searcher thread ends once every probe is found.
         let deadline = Stopwatch.nanoseconds() + 5_000_000_000

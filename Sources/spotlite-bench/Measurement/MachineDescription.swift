@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Spotlite
+import SpotliteTooling
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -61,16 +62,10 @@ struct MachineDescription: Codable, Sendable {
 
     /// The first line of `swift --version`, when a toolchain is on the PATH.
     private static func swiftVersion() -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "--version"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return "swift: not on PATH" }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init)
+        guard let outcome = try? ChildProcess.run("/usr/bin/env", ["swift", "--version"], error: .discard) else {
+            return "swift: not on PATH"
+        }
+        let line = String(decoding: outcome.standardOutput, as: UTF8.self).split(separator: "\n").first.map(String.init)
         return line ?? "swift: unknown version"
     }
 }

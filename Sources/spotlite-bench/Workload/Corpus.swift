@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteTooling
 
 /// The records a run works on: the corpus's JSON Lines (decompressed when `.xz`), cut to `--limit`, kept both as a
 /// plain JSON Lines file in the workspace (what the importer reads) and parsed in memory (what the raw engine loop,
@@ -55,20 +56,13 @@ struct Corpus {
             throw BenchError("cannot read the corpus \(path): no readable file there; pass --corpus PATH (JSON Lines, optionally .xz)")
         }
         guard path.hasSuffix(".xz") else { return try Data(contentsOf: URL(fileURLWithPath: path)) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/xz")
-        process.arguments = ["-dc", path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch {
+        let outcome: ChildProcess.Outcome
+        do { outcome = try ChildProcess.run("/usr/bin/xz", ["-dc", path], error: .discard) } catch {
             throw BenchError("cannot run /usr/bin/xz to decompress \(path) (\(error)); install xz-utils or pass an uncompressed file")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BenchError("xz could not decompress \(path) (exit status \(process.terminationStatus)); check the file")
+        guard outcome.status == 0 else {
+            throw BenchError("xz could not decompress \(path) (exit status \(outcome.status)); check the file")
         }
-        return data
+        return outcome.standardOutput
     }
 }

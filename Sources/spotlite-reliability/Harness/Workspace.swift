@@ -1,5 +1,6 @@
 import Foundation
 import Spotlite
+import SpotliteTooling
 
 /// A scratch directory for one suite run: its configuration, store, index and the output of every child process.
 /// Removed at the end unless `--keep` was given.

@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteTooling
 
 /// `spotlite history clean --json`, run again as soon as the previous run ends, for as long as the suite wants it.
 /// Driven by ``poll(in:keepRunning:)`` from the suite's loop.

@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteTooling
 
 /// A plain SQL writer: the `sqlite3` shell, which knows nothing of Spotlite, running its ``WriteScript`` in chunks of
 /// transactions. A chunk that stops on "database is locked" is run again from the first transaction that did not

@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteTooling
 
 /// Runs the built `spotlite-reliability` executable, as `make stress` does: found beside the test bundle
 /// (`swift build --build-tests` builds it with the tests), or at `SPOTLITE_RELIABILITY_BINARY`.
@@ -52,20 +53,10 @@ struct ReliabilityRunner {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reliability-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus,
-                      stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+        let child = try ChildProcess(executable: binary, arguments: arguments, directory: directory?.path,
+                                     output: .file(scratch.appendingPathComponent("out").path),
+                                     error: .file(scratch.appendingPathComponent("err").path))
+        let ended = child.waitForExit()
+        return Output(status: ended.status, stdout: child.standardOutputText, stderr: child.standardErrorText)
     }
 }
