@@ -5,9 +5,14 @@ import Foundation
 enum SuiteRunner {
     static func run(_ name: String, options: SuiteOptions,
                     _ body: (Workspace, SuiteReport) throws -> Void) throws -> SuiteReport {
+        // SIGINT or SIGTERM stops every process the suites started and removes (or reports) the scratch directory.
+        Interruption.install()
         let workspace = try Workspace(suite: name, seed: options.seed, spotlite: try Binaries.spotlite(override: options.spotlite),
                                       keep: options.keep)
-        defer { workspace.remove() }
+        defer {
+            Interruption.holdIfInterrupted()
+            workspace.remove()
+        }
         let report = SuiteReport(suite: name, verbose: options.verbose)
         report.log("seed \(options.seed), \(options.long ? "long" : "quick") mode, in \(workspace.root)")
         let started = ContinuousClock.now
@@ -16,6 +21,7 @@ enum SuiteRunner {
         } catch {
             report.record("the suite ran to the end", problems: ["\(error)"])
         }
+        Interruption.holdIfInterrupted()
         report.figure("seed", "\(options.seed) (\(options.long ? "long" : "quick") mode), \(Format.seconds((ContinuousClock.now - started).seconds))")
         print(report.text)
         return report

@@ -61,6 +61,7 @@ final class SuiteReport {
 
     /// A progress or failure line on stderr, so that stdout holds only summaries.
     func log(_ message: String) {
+        guard !Interruption.isInterrupted else { return }
         FileHandle.standardError.write(Data("[\(suite)] \(message)\n".utf8))
     }
 }

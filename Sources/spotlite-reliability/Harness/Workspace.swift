@@ -44,9 +44,11 @@ final class Workspace {
         self.spotlite = spotlite
         self.keep = keep
         try FileManager.default.createDirectory(atPath: root + "/logs", withIntermediateDirectories: true)
+        Interruption.enter(workspace: root, keep: keep)
     }
 
     func remove() {
+        Interruption.leave()
         if keep {
             FileHandle.standardError.write(Data("kept the workspace \(root)\n".utf8))
         } else {

@@ -75,6 +75,10 @@ struct RemoteSuite {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             servers.append(try XapianTcpServer(databasePath: directory + "/shard-\(shard)", lifetime: lifetime))
         }
+        // Where the sessions are, for whoever watches the run (the interruption test stops the harness here).
+        report.log("shard servers started: " + servers.map { server in
+            "\(server.hostAndPort) (session \(server.pid.map { String($0) } ?? "-"))"
+        }.joined(separator: ", "))
         try workspace.write(ItemModel.configuration(storePath: workspace.storePath, indexPath: workspace.indexPath,
                                                     batchSize: Self.batchSize, shardLocations: servers.map(\.location)),
                             to: "spotlite.toml")
