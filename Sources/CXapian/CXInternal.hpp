@@ -76,6 +76,11 @@ struct cx_query_parser {
     std::vector<std::string> single_date_prefixes;
 };
 
+struct cx_stemmer {
+    // Wraps a remembering StemImplementation (CXStemmer.cpp), so Xapian calls it wherever it takes a Stem.
+    Xapian::Stem stem;
+};
+
 struct cx_mset_facet {
     std::vector<std::pair<std::string, Xapian::doccount>> values;
 };
@@ -95,7 +100,19 @@ struct cx_hit_term {
 struct cx_mset {
     // Kept alive because MSet::snippet() needs the query terms and statistics of this search.
     Xapian::MSet mset;
-    std::string query_description;
+    // The query that ran, and the proximity boost it ran with (as OP_NEAR pairs in the description): described
+    // only when asked (`--explain`), since building and describing it costs about as much as reading a hit.
+    Xapian::Query executed;
+    bool boosted = false;
+    Xapian::Query proximity_words;
+    uint32_t proximity_window = 0;
+    double proximity_weight = 0;
+    // The stemmer of the last snippet, kept for the next: building one per hit cost more than cutting the snippet.
+    mutable std::string snippet_language;
+    mutable Xapian::Stem snippet_stemmer;
+    mutable bool has_snippet_stemmer = false;
+    // Matches whose word positions the proximity boost read (cx_mset_reweighed_documents).
+    size_t reweighed = 0;
     std::vector<cx_expansion_term> expansion;
     // Filled only when the search was asked to explain its weights: one list per hit.
     std::vector<std::vector<cx_hit_term>> hit_terms;
@@ -206,6 +223,9 @@ constexpr unsigned default_max_retries = 5;
 /// The distinct free-text terms of `words` (starting with a lower-case letter, a digit or a non-ASCII byte), in
 /// query order: the words whose consecutive pairs the proximity boost looks for.
 std::vector<std::string> proximity_words(const Xapian::Query &words);
+
+/// Refuses a proximity window under 2 positions and a weight that is not a finite number above 0.
+void require_valid_proximity(uint32_t window, double weight);
 
 /// `query` with the proximity boost of cx_query_with_proximity (pairs of consecutive free-text words of `words`
 /// as OP_NEAR subqueries, chained with OP_AND_MAYBE); `query` itself when `words` has fewer than two. `*pairs`

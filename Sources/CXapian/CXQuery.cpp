@@ -34,13 +34,17 @@ std::vector<std::string> proximity_words(const Xapian::Query &words) {
     return ordered;
 }
 
-Xapian::Query with_proximity(const Xapian::Query &query, const Xapian::Query &words, uint32_t window, double weight,
-                             size_t *pairs) {
-    if (pairs != nullptr) *pairs = 0;
+void require_valid_proximity(uint32_t window, double weight) {
     if (window < 2) invalid_argument("a proximity window of " + std::to_string(window) + " positions is too small; use 2 or more");
     if (!(weight > 0) || !std::isfinite(weight)) {
         invalid_argument("proximity weight " + std::to_string(weight) + " must be a finite number above 0");
     }
+}
+
+Xapian::Query with_proximity(const Xapian::Query &query, const Xapian::Query &words, uint32_t window, double weight,
+                             size_t *pairs) {
+    if (pairs != nullptr) *pairs = 0;
+    require_valid_proximity(window, weight);
     std::vector<std::string> ordered = proximity_words(words);
     if (ordered.size() < 2) return query;
     // Each pair is its own optional part: an OR of OP_NEAR subqueries weighs documents differently when the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 
 namespace {
@@ -184,6 +185,15 @@ public:
         return idf * (double(wdf) / denominator);
     }
 
+    // The most `weight` can give for `wdf` at any length: the same arithmetic at the shortest normalised length, so
+    // that it is at least `weight` in floating point too (each step is monotonic), never a rounding below it.
+    double bound(double idf, Xapian::termcount wdf) const {
+        if (wdf == 0) return 0;
+        double normalised = params_.min_normlen;
+        double denominator = params_.k1 * (normalised * params_.b + (1 - params_.b)) + double(wdf);
+        return idf * (double(wdf) / denominator);
+    }
+
 private:
     const Xapian::Database &db_;
     cx_bm25_params params_;
@@ -207,10 +217,17 @@ bool near(const std::vector<Xapian::termpos> &left, const std::vector<Xapian::te
 // two words' BM25 weights in the document (what the pair's OP_NEAR subquery would add), and are sorted by that
 // weight (ties keep the base order); the rest of `base` follows as it is. Evaluating OP_NEAR pairs in the query
 // read the positions of every document holding two of the words, about 60 times the reads of the query itself on
-// the Debian catalogue; here the words' posting lists are read forward once over the `depth` documents, and their
-// positions only where both words of a pair are present.
+// the Debian catalogue; here the words' posting lists are read forward once over the `depth` documents.
+//
+// Only the first `end` places are returned, and reading positions (one B-tree lookup per document, most of the
+// cost) is needed only where it can change them. A boost is never negative and never more than the pairs' BM25
+// weights at the shortest normalised length, which the posting lists' wdfs give; so, taking the documents from the
+// highest such bound down, a document whose bound stays below the `end`-th best weight known exactly cannot reach
+// the page, nor can any after it. Those keep their base weight, below every weight of the page: the page is the one
+// every document re-weighed would give, weights bit for bit.
 std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, const std::vector<std::string> &words,
-                             const cx_proximity_options &proximity, const cx_bm25_params &params) {
+                             const cx_proximity_options &proximity, const cx_bm25_params &params, size_t end,
+                             size_t &reweighed) {
     std::vector<cx_hit> order;
     order.reserve(base.size());
     for (Xapian::MSetIterator hit = base.begin(); hit != base.end(); ++hit) {
@@ -223,45 +240,102 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
     if (depth < order.size()) {
         while (depth > 0 && tied(order[depth - 1].weight, order[depth].weight)) --depth;
     }
-    if (depth == 0 || words.size() < 2) return order;
+    if (depth == 0 || words.size() < 2 || end == 0) return order;
 
     TermWeigher weigher(db, params);
     double share = proximity.weight / double(words.size() - 1);
-    // The candidates in document order, so that each word's posting list is read forward once.
-    std::vector<size_t> by_docid(depth);
-    for (size_t index = 0; index < depth; ++index) by_docid[index] = index;
+    std::vector<double> idfs;
+    for (const std::string &word : words) idfs.push_back(weigher.idf(word));
+    // The bounds hold for BM25's parameters in their ranges (BM25Weight refuses others); outside them, every
+    // candidate is weighed.
+    bool bounded = end < depth && params.k1 >= 0 && params.b >= 0 && params.b <= 1 && params.min_normlen >= 0 &&
+                   std::isfinite(params.min_normlen);
+    // Before any posting is read: a candidate whose base weight plus every pair's idfs stays below the `end`-th
+    // base weight is out of the page whatever its boost (the `end` best bases only gain).
+    double page_floor = bounded ? order[end - 1].weight : 0;
+    double most = 0;
+    for (size_t pair = 0; pair + 1 < words.size(); ++pair) most += share * (idfs[pair] + idfs[pair + 1]);
+
+    // The candidates in document order, so that each word's posting list is read forward once for the wdfs.
+    std::vector<size_t> by_docid;
+    by_docid.reserve(depth);
+    for (size_t index = 0; index < depth; ++index) {
+        if (bounded && order[index].weight + most < page_floor) continue;
+        by_docid.push_back(index);
+    }
     std::sort(by_docid.begin(), by_docid.end(),
               [&](size_t left, size_t right) { return order[left].docid < order[right].docid; });
-    std::vector<double> idfs;
     std::vector<Xapian::PostingIterator> postings;
-    for (const std::string &word : words) {
-        idfs.push_back(weigher.idf(word));
-        postings.push_back(db.postlist_begin(word));
-    }
-    std::vector<Xapian::termcount> wdfs(words.size());
-    std::vector<std::vector<Xapian::termpos>> positions(words.size());
+    for (const std::string &word : words) postings.push_back(db.postlist_begin(word));
+    const Xapian::PostingIterator postings_end;
+    std::vector<Xapian::termcount> wdfs(depth * words.size(), 0);
     for (size_t index : by_docid) {
         Xapian::docid docid = order[index].docid;
+        for (size_t word = 0; word < words.size(); ++word) {
+            Xapian::PostingIterator &posting = postings[word];
+            if (posting == postings_end) continue;
+            posting.skip_to(docid);
+            if (posting == postings_end || *posting != docid) continue;
+            wdfs[index * words.size() + word] = posting.get_wdf();
+        }
+    }
+
+    // Each candidate holding both words of a pair, with the most its pairs could add; the others' weights are final.
+    struct Candidate {
+        size_t index;
+        double most;
+    };
+    std::vector<Candidate> open;
+    for (size_t index : by_docid) {
+        const Xapian::termcount *wdf = &wdfs[index * words.size()];
+        double bound = 0;
+        for (size_t pair = 0; pair + 1 < words.size(); ++pair) {
+            if (wdf[pair] == 0 || wdf[pair + 1] == 0) continue;
+            bound += share * (weigher.bound(idfs[pair], wdf[pair]) + weigher.bound(idfs[pair + 1], wdf[pair + 1]));
+        }
+        if (bound > 0) open.push_back(Candidate{index, order[index].weight + bound});
+    }
+    std::stable_sort(open.begin(), open.end(), [](const Candidate &left, const Candidate &right) { return left.most > right.most; });
+    // The `end` best weights known exactly so far (a min-heap): candidates left out of `open` keep their base weight.
+    std::vector<double> best;
+    auto know = [&](double weight) {
+        if (!bounded) return;
+        if (best.size() < end) {
+            best.push_back(weight);
+            std::push_heap(best.begin(), best.end(), std::greater<double>());
+        } else if (weight > best.front()) {
+            std::pop_heap(best.begin(), best.end(), std::greater<double>());
+            best.back() = weight;
+            std::push_heap(best.begin(), best.end(), std::greater<double>());
+        }
+    };
+    if (bounded) {
+        std::vector<bool> is_open(depth, false);
+        for (const Candidate &candidate : open) is_open[candidate.index] = true;
+        for (size_t index : by_docid) {
+            if (!is_open[index]) know(order[index].weight);
+        }
+    }
+
+    std::vector<std::vector<Xapian::termpos>> positions(words.size());
+    std::vector<bool> read(words.size());
+    for (const Candidate &candidate : open) {
+        if (bounded && best.size() == end && candidate.most < best.front()) break;
+        size_t index = candidate.index;
+        Xapian::docid docid = order[index].docid;
+        const Xapian::termcount *wdf = &wdfs[index * words.size()];
+        std::fill(read.begin(), read.end(), false);
         // Read only when a pair is near: the document length is a lookup of its own.
         Xapian::termcount length = 0;
         bool length_read = false;
-        for (size_t word = 0; word < words.size(); ++word) {
-            wdfs[word] = 0;
-            positions[word].clear();
-            Xapian::PostingIterator &posting = postings[word];
-            const Xapian::PostingIterator end;
-            if (posting == end) continue;
-            posting.skip_to(docid);
-            if (posting == end || *posting != docid) continue;
-            wdfs[word] = posting.get_wdf();
-        }
         double boost = 0;
         for (size_t pair = 0; pair + 1 < words.size(); ++pair) {
-            if (wdfs[pair] == 0 || wdfs[pair + 1] == 0) continue;
+            if (wdf[pair] == 0 || wdf[pair + 1] == 0) continue;
             // Positions are read only for words whose neighbour is in the document too.
             for (size_t word : {pair, pair + 1}) {
-                if (positions[word].empty()) {
-                    positions[word].assign(postings[word].positionlist_begin(), postings[word].positionlist_end());
+                if (!read[word]) {
+                    positions[word].assign(db.positionlist_begin(docid, words[word]), db.positionlist_end(docid, words[word]));
+                    read[word] = true;
                 }
             }
             if (!near(positions[pair], positions[pair + 1], proximity.window)) continue;
@@ -269,10 +343,12 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
                 length = db.get_doclength(docid);
                 length_read = true;
             }
-            boost += share * (weigher.weight(idfs[pair], wdfs[pair], length) +
-                              weigher.weight(idfs[pair + 1], wdfs[pair + 1], length));
+            boost += share * (weigher.weight(idfs[pair], wdf[pair], length) +
+                              weigher.weight(idfs[pair + 1], wdf[pair + 1], length));
         }
         order[index].weight += boost;
+        know(order[index].weight);
+        ++reweighed;
     }
     // Equal weights keep the query's order (its rank), as Xapian orders them.
     std::sort(order.begin(), order.begin() + std::ptrdiff_t(depth), [](const cx_hit &left, const cx_hit &right) {
@@ -321,14 +397,18 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
         enquire.set_query(expanded(feedback, query, *options.expansion, deadline.get(), *result));
     }
     const cx_proximity_options *proximity = options.sort == CX_SORT_RELEVANCE ? options.proximity : nullptr;
-    Xapian::Query boosted = enquire.get_query();
-    size_t pairs = 0;
+    result->executed = enquire.get_query();
+    std::vector<std::string> words;
     if (proximity != nullptr) {
         cx::require(proximity->words, "proximity words query");
-        boosted = cx::with_proximity(boosted, proximity->words->query, proximity->window, proximity->weight, &pairs);
+        cx::require_valid_proximity(proximity->window, proximity->weight);
+        words = cx::proximity_words(proximity->words->query);
+        result->boosted = true;
+        result->proximity_words = proximity->words->query;
+        result->proximity_window = proximity->window;
+        result->proximity_weight = proximity->weight;
     }
-    result->query_description = boosted.get_description();
-    if (pairs == 0 || options.offset >= proximity->depth) {
+    if (words.size() < 2 || options.offset >= proximity->depth) {
         // Past the re-ranked matches the order is the query's own: no positions to read.
         result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least, nullptr, deadline.get());
         for (Xapian::MSetIterator hit = result->mset.begin(); hit != result->mset.end(); ++hit) {
@@ -341,8 +421,7 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
         uint32_t fetched = std::max(end, proximity->depth == UINT32_MAX ? UINT32_MAX : proximity->depth + 1);
         result->mset = enquire.get_mset(0, fetched, options.check_at_least, nullptr, deadline.get());
         cx_bm25_params params = options.bm25 != nullptr ? *options.bm25 : cx_bm25_default_params();
-        std::vector<cx_hit> order = reranked(db, result->mset, cx::proximity_words(proximity->words->query), *proximity,
-                                             params);
+        std::vector<cx_hit> order = reranked(db, result->mset, words, *proximity, params, end, result->reweighed);
         for (size_t index = options.offset; index < order.size() && index < end; ++index) {
             result->hits.push_back(order[index]);
             result->data.push_back(db.get_document(order[index].docid).get_data());
@@ -409,6 +488,10 @@ size_t cx_mset_size(const cx_mset *mset) noexcept {
     return mset == nullptr ? 0 : mset->hits.size();
 }
 
+size_t cx_mset_reweighed_documents(const cx_mset *mset) noexcept {
+    return mset == nullptr ? 0 : mset->reweighed;
+}
+
 uint32_t cx_mset_matches_estimated(const cx_mset *mset) noexcept {
     return mset == nullptr ? 0 : mset->mset.get_matches_estimated();
 }
@@ -450,7 +533,11 @@ bool cx_mset_hit_data(const cx_mset *mset, size_t index, char **out, size_t *out
 bool cx_mset_query_description(const cx_mset *mset, char **out, size_t *out_len, cx_error **err) noexcept {
     cx::reset_out(out, out_len);
     return cx::guard(err, false, [&] {
-        cx::copy_out(cx::require(mset, "result set")->query_description, out, out_len);
+        cx::require(mset, "result set");
+        Xapian::Query executed = mset->boosted ? cx::with_proximity(mset->executed, mset->proximity_words, mset->proximity_window,
+                                                                    mset->proximity_weight)
+                                               : mset->executed;
+        cx::copy_out(executed.get_description(), out, out_len);
         return true;
     });
 }
@@ -555,8 +642,15 @@ bool cx_mset_snippet(const cx_mset *mset, const char *text, size_t text_len, con
         unsigned flags = options->flags == 0
                              ? unsigned(Xapian::MSet::SNIPPET_BACKGROUND_MODEL | Xapian::MSet::SNIPPET_EXHAUSTIVE)
                              : options->flags;
+        const Xapian::Stem *stemmer = options->stemmer != nullptr ? &options->stemmer->stem : &mset->snippet_stemmer;
+        const char *language = options->stem_language == nullptr ? "" : options->stem_language;
+        if (options->stemmer == nullptr && (!mset->has_snippet_stemmer || mset->snippet_language != language)) {
+            mset->snippet_stemmer = cx::stemmer(language);
+            mset->snippet_language = language;
+            mset->has_snippet_stemmer = true;
+        }
         std::string snippet = mset->mset.snippet(
-            body, length, cx::stemmer(options->stem_language), flags,
+            body, length, *stemmer, flags,
             cx::bytes(options->highlight_start, options->highlight_start_len, "highlight start"),
             cx::bytes(options->highlight_end, options->highlight_end_len, "highlight end"),
             cx::bytes(options->omit, options->omit_len, "omission marker"));

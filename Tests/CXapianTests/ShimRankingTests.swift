@@ -219,11 +219,18 @@ struct ShimRankingTests {
     /// `limit`; a failure carries the shim's error code.
     private func reranked(_ db: OpaquePointer, _ query: OpaquePointer, words: OpaquePointer, depth: UInt32,
                           offset: UInt32 = 0, limit: UInt32 = 20) -> Result<Outcome, Refusal> {
+        rerankedCounting(db, query, words: words, depth: depth, offset: offset, limit: limit).map(\.outcome)
+    }
+
+    /// `reranked`, with the boost's weight given, and how many matches had their positions read.
+    private func rerankedCounting(_ db: OpaquePointer, _ query: OpaquePointer, words: OpaquePointer, depth: UInt32,
+                                  offset: UInt32 = 0, limit: UInt32 = 20,
+                                  weight: Double = 1) -> Result<(outcome: Outcome, reweighed: Int), Refusal> {
         var err: OpaquePointer?
         var proximity = cx_proximity_options()
         proximity.words = words
         proximity.window = 4
-        proximity.weight = 1
+        proximity.weight = weight
         proximity.depth = depth
         let mset = withUnsafePointer(to: &proximity) { pointer in
             var options = cx_search_options()
@@ -244,7 +251,53 @@ struct ShimRankingTests {
                 outcome.ids.append(String(decoding: bytes, as: UTF8.self))
             }
         }
-        return .success(outcome)
+        return .success((outcome, cx_mset_reweighed_documents(mset)))
+    }
+
+    @Test func proximityReRankingReadsPositionsOnlyWhereThePageCanChange() throws {
+        let directory = try ShimTemporaryDirectory()
+        let writer = try openWriter(directory.database())
+        // 400 documents of 4 to 19 words drawn from a small vocabulary (a fixed linear congruential sequence), so
+        // that the query's words meet in many documents, near and far, with many different weights.
+        let vocabulary = ["heat", "transfer", "flow", "wall", "layer", "pressure", "wing", "plate", "surface", "model",
+                          "shock", "wave", "cone", "drag", "lift", "jet"]
+        var state: UInt64 = 42
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for id in 0..<400 {
+            let words = (0..<(4 + next(16))).map { _ in vocabulary[next(vocabulary.count)] }
+            #expect(addDocument(writer, id: "d\(id)", text: words.joined(separator: " ")) == nil)
+        }
+        var err: OpaquePointer?
+        _ = cx_writable_database_commit(writer, &err)
+        cx_writable_database_free(writer)
+        let db = try openReader(directory.database())
+        defer { cx_database_free(db) }
+        for text in ["heat transfer", "wall layer pressure", "shock wave cone drag"] {
+            let query = try parse(text)
+            defer { cx_query_free(query) }
+            let words = try parse(text, strategy: cx_stem_none)
+            defer { cx_query_free(words) }
+            for weight in [0.25, 1] {
+                // A page reaching past the depth weighs every match again: the reference.
+                let whole = try rerankedCounting(db, query, words: words, depth: 100, limit: 400, weight: weight).get()
+                #expect(whole.outcome.ids.count > 100, "\(text): the query must match more than the depth")
+                for (offset, limit) in [(0, 10), (0, 1), (3, 7), (20, 10), (90, 20), (99, 1)] as [(UInt32, UInt32)] {
+                    let page = try rerankedCounting(db, query, words: words, depth: 100, offset: offset, limit: limit,
+                                                    weight: weight).get()
+                    let range = Int(offset)..<min(Int(offset + limit), whole.outcome.ids.count)
+                    #expect(page.outcome.ids == Array(whole.outcome.ids[range]), "\(text) weight \(weight) page \(offset)+\(limit)")
+                    // Bit for bit: the same arithmetic on the same numbers.
+                    #expect(page.outcome.weights == Array(whole.outcome.weights[range]), "\(text) weight \(weight) page \(offset)+\(limit)")
+                    #expect(page.reweighed <= whole.reweighed)
+                }
+                let first = try rerankedCounting(db, query, words: words, depth: 100, limit: 10, weight: weight).get()
+                #expect(first.reweighed < whole.reweighed,
+                        "\(text) weight \(weight): the first page read positions of \(first.reweighed) matches, the whole list \(whole.reweighed)")
+            }
+        }
     }
 
     @Test func proximityReRankingWeighsTheBestMatchesAsTheChainedBoostAndLeavesTheRest() throws {

@@ -90,4 +90,38 @@ struct XapianSearchTests {
         #expect(short.hasSuffix("…"))
         #expect(short.utf8.count < long.utf8.count / 4)
     }
+
+    @Test func aRememberingStemmerGivesTheLanguagesStemsAndTheSameSnippets() throws {
+        let directory = try XapianTestDirectory()
+        let database = try sampleDatabase(directory)
+        let parser = try XapianSamplePackage.parser(for: database)
+        let results = try database.search(parser.parse("editing files"))
+        let words = ["editing", "editors", "edited", "files", "filing", "running", "ran", "the", "", "Édition", "naïvety"]
+        // The stems of a stemmer that remembers nothing are the language's: the reference for the others.
+        let plain = try XapianStemmer(language: "english", capacity: 0)
+        let expected = try words.map { try plain.stem($0) }
+        #expect(expected[0] == "edit" && expected[3] == "file")
+        // Asked twice (the second time from memory), and with a memory so small that it starts again.
+        for capacity in [XapianStemmer.defaultCapacity, 2] {
+            let stemmer = try XapianStemmer(language: "english", capacity: capacity)
+            for _ in 0..<2 { #expect(try words.map { try stemmer.stem($0) } == expected, "capacity \(capacity)") }
+        }
+        let none = try XapianStemmer(language: nil)
+        #expect(try words.map { try none.stem($0) } == words)
+        #expect(throws: XapianError.self) { _ = try XapianStemmer(language: "klingon") }
+
+        let stemmer = try XapianStemmer(language: "english")
+        let texts = ["Editors <b>edit</b> & editing is what editors do with files",
+                     String(repeating: "filler words here. ", count: 100) + "editing files" + String(repeating: " more", count: 100),
+                     "nothing matches here"]
+        for _ in 0..<2 {
+            for text in texts {
+                let made = try results.snippet(for: text, length: 80, language: "english", backgroundModel: false)
+                let kept = try results.snippet(for: text, length: 80, language: "english", backgroundModel: false,
+                                               stemmer: stemmer)
+                #expect(kept == made)
+                #expect(text == texts[2] || kept.contains("<b>"))
+            }
+        }
+    }
 }

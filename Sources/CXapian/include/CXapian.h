@@ -124,6 +124,9 @@ typedef struct cx_query_parser cx_query_parser;
 /** The results of one search, with everything read eagerly, plus what snippets need. */
 typedef struct cx_mset cx_mset;
 
+/** A stemmer for snippets that remembers the words it stemmed (cx_stemmer_new). */
+typedef struct cx_stemmer cx_stemmer;
+
 /* MARK: - Version and constants */
 
 /** Xapian's version string, e.g. "1.4.22". Static storage owned by Xapian: never freed, never changes. */
@@ -590,7 +593,10 @@ typedef struct cx_expansion_options {
  *  in the order of their new weight (ties keep the query's order); matches beyond `depth` keep the query's order and
  *  weight and follow them. Matches tied with the first one beyond `depth` are not re-ranked either, so that a sharded
  *  database and a single one re-rank the same matches. So the positions of `depth` documents at most are read,
- *  however many documents hold the words. Applies to relevance order only. Zero-initialise, then set fields. */
+ *  however many documents hold the words; and of these, only those whose boost could change the page asked for (a
+ *  boost is bounded by the words' BM25 weights at the shortest length: a match whose bound cannot lift it into the page
+ *  keeps its weight, and its positions are not read; the page is the same as when every match is weighed again).
+ *  Applies to relevance order only. Zero-initialise, then set fields. */
 typedef struct cx_proximity_options {
     const struct cx_query *words;  /**< The query's words, unstemmed (their positions are read). */
     uint32_t window;               /**< Positions a pair may span (at least 2). */
@@ -645,6 +651,10 @@ void cx_mset_free(cx_mset *mset) CX_NOEXCEPT;
 /** Number of hits in this page. */
 size_t cx_mset_size(const cx_mset *mset) CX_NOEXCEPT;
 
+/** How many matches the proximity boost weighed again, reading their words' positions: at most its depth, fewer when
+ *  the page asked for cannot change with the others (see cx_proximity_options). */
+size_t cx_mset_reweighed_documents(const cx_mset *mset) CX_NOEXCEPT;
+
 /** Xapian's estimate of the total number of matches, and its bounds. */
 uint32_t cx_mset_matches_estimated(const cx_mset *mset) CX_NOEXCEPT;
 uint32_t cx_mset_matches_lower_bound(const cx_mset *mset) CX_NOEXCEPT;
@@ -694,7 +704,21 @@ typedef struct cx_snippet_options {
     const char *omit;              /**< Inserted where text was cut off. */
     size_t omit_len;
     unsigned flags;                /**< cx_snippet_* flags; 0 means background model + exhaustive. */
+    /** When not NULL, stems the text's words instead of a stemmer for `stem_language` (it must be the same
+     *  language): one kept from snippet to snippet and search to search remembers its stems. */
+    cx_stemmer *stemmer;
 } cx_snippet_options;
+
+/** A stemmer for `language` (NULL/""/"none": none) that remembers up to `capacity` words and their stems, for
+ *  snippets: a snippet stems every word of its text, and the words of a collection's texts recur. Stems are the
+ *  language's own; only the time changes. Not thread-safe: one thread at a time. Free with cx_stemmer_free. */
+cx_stemmer *cx_stemmer_new(const char *language, size_t capacity, cx_error **err) CX_NOEXCEPT;
+
+/** The stem of `word` (`*out` malloc'd, free with cx_free), as the stemmer's language gives it. */
+bool cx_stemmer_stem(cx_stemmer *stemmer, const char *word, size_t word_len, char **out, size_t *out_len,
+                     cx_error **err) CX_NOEXCEPT;
+
+void cx_stemmer_free(cx_stemmer *stemmer) CX_NOEXCEPT;
 
 /** Selects the part of `text` that best matches the query of this search, HTML-escapes it and marks the
  *  matching words. `*out` is malloc'd (free with cx_free). */

@@ -23,6 +23,8 @@ public final class IndexSearcher: Sendable {
     public let ranking: RankingOptions
     private let bm25: XapianBM25
     static let wildcardLimit: UInt32 = 1000
+    /// Snippet texts of pages up to this size are read with a statement the store's connection keeps.
+    static let cachedSnippetStatementSize = 100
     /// Totals up to this many matches are counted exactly rather than estimated.
     static let exactTotalThreshold = 100
 
@@ -35,14 +37,17 @@ public final class IndexSearcher: Sendable {
         let stub: IndexDirectory.StubIdentity
         let database: XapianDatabase
         let parser: XapianQueryParser
+        /// Stems the words of snippet texts, remembering them from search to search.
+        let snippetStemmer: XapianStemmer
         /// Shards left out because they could not be reached (partial results allowed).
         let missing: [String]
 
         init(stub: IndexDirectory.StubIdentity, database: XapianDatabase, parser: XapianQueryParser,
-             missing: [String] = []) {
+             snippetStemmer: XapianStemmer, missing: [String] = []) {
             self.stub = stub
             self.database = database
             self.parser = parser
+            self.snippetStemmer = snippetStemmer
             self.missing = missing
         }
     }
@@ -113,7 +118,9 @@ public final class IndexSearcher: Sendable {
                 do {
                     let open = try currentOpen(&state)
                     var (results, mset) = try run(request, on: open)
-                    if request.snippet.length > 0 { try addSnippets(to: &results, from: mset, request: request) }
+                    if request.snippet.length > 0 {
+                        try addSnippets(to: &results, from: mset, request: request, stemmer: open.snippetStemmer)
+                    }
                     results.unavailableShards = open.missing
                     return results
                 } catch let error as XapianError where error.code.isNetwork && directory.hasShardMap {
@@ -155,7 +162,8 @@ public final class IndexSearcher: Sendable {
             } catch let error as XapianError {
                 throw SearchError.reading(error, path: indexPath)
             }
-            let open = Open(stub: stub, database: database, parser: try makeParser(database: database), missing: missing)
+            let open = Open(stub: stub, database: database, parser: try makeParser(database: database),
+                            snippetStemmer: try makeSnippetStemmer(), missing: missing)
             state.open = open
             return open
         }
@@ -171,7 +179,7 @@ public final class IndexSearcher: Sendable {
         }
         try checkReplicaConfiguration(database)
         let parser = try makeParser(database: database)
-        let open = Open(stub: stub, database: database, parser: parser)
+        let open = Open(stub: stub, database: database, parser: parser, snippetStemmer: try makeSnippetStemmer())
         state.open = open
         return open
     }
@@ -223,6 +231,13 @@ public final class IndexSearcher: Sendable {
         }
         return parser
     }
+
+    private func makeSnippetStemmer() throws -> XapianStemmer {
+        try XapianStemmer(language: snippetLanguage)
+    }
+
+    /// The stemmer language of the index's text, for snippets (nil: none).
+    private var snippetLanguage: String? { schema.language == "none" ? nil : schema.language }
 
     private static let flags: XapianQueryParser.Flags = [.default, .wildcard]
 
@@ -311,7 +326,7 @@ public final class IndexSearcher: Sendable {
         func execute(_ text: String, _ op: XapianQueryParser.DefaultOperator) throws -> XapianSearchResults {
             try open.parser.setDefaultOperator(op)
             let parsed = try parse(text, with: open.parser)
-            parsedDescription = parsed.description
+            if request.explains { parsedDescription = parsed.description }
             var proximity: XapianProximity?
             if sortsByRelevance, let boost = ranking.proximity {
                 // Applied to the best matches only (re-ranking): over every match it read the positions of every
@@ -383,7 +398,7 @@ public final class IndexSearcher: Sendable {
                                     suggestion: suggestion, hits: hits, facets: facets, seconds: 0)
         if request.explains {
             results.explanation = SearchExplanation(
-                parsedQuery: parsedDescription, executedQuery: mset.queryDescription,
+                parsedQuery: parsedDescription, executedQuery: try mset.queryDescription(),
                 addedTerms: mset.expansionTerms.map {
                     SearchExplanation.AddedTerm(term: $0.term, expansionWeight: $0.expansionWeight, scale: $0.scale)
                 },
@@ -469,16 +484,17 @@ public final class IndexSearcher: Sendable {
     }
 
     /// Cuts each hit's snippet from its text, with the query's words marked (Xapian needs the match set for that).
-    private func addSnippets(to results: inout SearchResults, from mset: XapianSearchResults, request: SearchRequest) throws {
+    private func addSnippets(to results: inout SearchResults, from mset: XapianSearchResults, request: SearchRequest,
+                             stemmer: XapianStemmer) throws {
         let texts = try snippetSources(for: results.hits)
         for index in results.hits.indices {
             // Control characters never reach the output: an escape sequence in indexed text must not drive a terminal.
             let text = SnippetText.withoutControlCharacters(texts[index])
             guard !text.isEmpty else { continue }
-            var snippet = try mset.snippet(for: text, length: request.snippet.length,
-                                           language: schema.language == "none" ? nil : schema.language,
+            var snippet = try mset.snippet(for: text, length: request.snippet.length, language: snippetLanguage,
                                            highlightStart: request.snippet.highlightStart,
-                                           highlightEnd: request.snippet.highlightEnd, backgroundModel: false)
+                                           highlightEnd: request.snippet.highlightEnd, backgroundModel: false,
+                                           stemmer: stemmer)
             if request.snippet.format == .plain { snippet = SnippetText.plain(snippet) }
             results.hits[index].snippet = snippet
         }
@@ -500,8 +516,13 @@ public final class IndexSearcher: Sendable {
                 let columns = entity.snippetFields.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")
                 let placeholders = Array(repeating: "?", count: positions.count).joined(separator: ",")
                 let keys: [DatabaseValue] = positions.map { hits[$0].key.databaseValue }
-                let rows = try Row.fetchAll(db, sql: "SELECT \(keyColumn), \(columns) FROM \(name.quotedDatabaseIdentifier) WHERE \(keyColumn) IN (\(placeholders))",
-                                            arguments: StatementArguments(keys))
+                // Pages of usual sizes reuse their statement (the connection caches it): preparing it anew for each
+                // search cost more than running it. Large pages, rarer and of any size, are prepared each time so
+                // the cache stays small.
+                let sql = "SELECT \(keyColumn), \(columns) FROM \(name.quotedDatabaseIdentifier) WHERE \(keyColumn) IN (\(placeholders))"
+                let statement = positions.count <= Self.cachedSnippetStatementSize
+                    ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+                let rows = try Row.fetchAll(statement, arguments: StatementArguments(keys))
                 // Byte for byte, as SQLite matched them: NFC and NFD forms of a key are two records.
                 var byKey: [ExactValue: String] = [:]
                 for row in rows {

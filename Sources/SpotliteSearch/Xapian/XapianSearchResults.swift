@@ -16,8 +16,11 @@ package final class XapianSearchResults {
     package let hits: [XapianHit]
     /// For each requested facet slot: each value and how many matching documents have it.
     package let facets: [UInt32: [String: Int]]
-    /// The query that ran, as Xapian describes it (after expansion, if any).
-    package let queryDescription: String
+    /// The query that ran, as Xapian describes it (after expansion, if any; with the proximity boost as the pairs'
+    /// `OP_NEAR` subqueries). Described when asked, since describing costs about as much as reading a hit.
+    package func queryDescription() throws -> String {
+        try XapianBytes.readString { cx_mset_query_description(handle, $0, $1, $2) }
+    }
     /// The terms expansion added, best first.
     package let expansionTerms: [XapianExpansionTerm]
     /// With `explain`: for each hit, the query terms it matched and their parts of its weight.
@@ -32,7 +35,6 @@ package final class XapianSearchResults {
         do {
             hits = try Self.readHits(handle)
             facets = try Self.readFacets(handle, slots: facetSlots)
-            queryDescription = try XapianBytes.readString { cx_mset_query_description(handle, $0, $1, $2) }
             expansionTerms = try Self.readExpansion(handle)
             hitTerms = explained ? try Self.readHitTerms(handle, hits: hits.count) : []
         } catch {
@@ -105,10 +107,12 @@ package final class XapianSearchResults {
     ///   - backgroundModel: whether Xapian favours "interesting" fragments by looking up the frequency of every
     ///     word of `text` in the index; without it a search with snippets costs half as much, and the fragment is
     ///     still chosen for the query's words.
+    ///   - stemmer: a stemmer kept from search to search, which remembers its stems (it must be of `language`);
+    ///     nil: one made for this snippet.
     package func snippet(
         for text: String, length: Int = 200, language: String? = "english",
         highlightStart: String = "<b>", highlightEnd: String = "</b>", omission: String = "…",
-        backgroundModel: Bool = true
+        backgroundModel: Bool = true, stemmer: XapianStemmer? = nil
     ) throws -> String {
         try XapianBytes.with(text) { textPointer, textLength in
             try XapianBytes.with(highlightStart) { startPointer, startLength in
@@ -126,8 +130,11 @@ package final class XapianSearchResults {
                             options.omit_len = omitLength
                             options.flags = backgroundModel
                                 ? cx_snippet_background_model | cx_snippet_exhaustive : cx_snippet_exhaustive
-                            return try XapianBytes.readString {
-                                cx_mset_snippet(handle, textPointer, textLength, &options, $0, $1, $2)
+                            options.stemmer = stemmer?.handle
+                            return try withExtendedLifetime(stemmer) {
+                                try XapianBytes.readString {
+                                    cx_mset_snippet(handle, textPointer, textLength, &options, $0, $1, $2)
+                                }
                             }
                         }
                     }
