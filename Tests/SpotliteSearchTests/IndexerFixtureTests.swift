@@ -4,6 +4,7 @@ import Testing
 @testable import SpotliteSearch
 import Spotlite
 import SpotliteTestSupport
+import SpotliteTooling
 
 /// The indexer's configuration, not GRDB's (both modules are imported by these tests).
 
@@ -150,7 +151,7 @@ final class IndexerSandbox: Sendable {
 
     /// Runs the `sqlite3` shell on the store: a writer that knows nothing about Spotlite.
     func sqlite3(_ script: String) throws {
-        let result = try ChildProcess.run("/usr/bin/sqlite3", ["-bail", storePath], input: ".timeout 30000\n" + script)
+        let result = try ProgramRun.run("/usr/bin/sqlite3", ["-bail", storePath], input: ".timeout 30000\n" + script)
         try #require(result.status == 0, "sqlite3 failed: \(result.standardError)")
     }
 }
@@ -226,8 +227,8 @@ struct SamplePackage: Sendable, Hashable {
     }
 }
 
-/// Runs a program and collects what it printed.
-enum ChildProcess {
+/// Runs a program and collects what it printed, through the tooling's spawner (`SpotliteTooling.ChildProcess`).
+enum ProgramRun {
     struct Result {
         var status: Int32
         var standardOutput: String
@@ -236,27 +237,23 @@ enum ChildProcess {
 
     static func run(_ executable: String, _ arguments: [String], input: String? = nil,
                     currentDirectory: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-        // Standard error goes to a file, so a chatty child never blocks on a full pipe while we read stdout.
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-child-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errorFile) }
-        let errors = try FileHandle(forWritingTo: errorFile)
-        defer { try? errors.close() }
-        let output = Pipe(), inputPipe = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = inputPipe
-        try process.run()
-        if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
-        try inputPipe.fileHandleForWriting.close()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let complaints = (try? Data(contentsOf: errorFile)) ?? Data()
-        return Result(status: process.terminationStatus, standardOutput: String(decoding: printed, as: UTF8.self),
+        // Standard input and error go through files, so a chatty child never blocks on a full pipe while we read stdout.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-child-\(UUID().uuidString)")
+        defer {
+            try? FileManager.default.removeItem(atPath: scratch.path + ".in")
+            try? FileManager.default.removeItem(atPath: scratch.path + ".err")
+        }
+        var inputPath: String?
+        if let input {
+            inputPath = scratch.path + ".in"
+            try Data(input.utf8).write(to: URL(fileURLWithPath: scratch.path + ".in"))
+        }
+        let child = try SpotliteTooling.ChildProcess(executable: executable, arguments: arguments,
+                                                     directory: currentDirectory, inputPath: inputPath,
+                                                     output: .pipe, error: .file(scratch.path + ".err"))
+        let outcome = child.outcome()
+        let complaints = (try? Data(contentsOf: URL(fileURLWithPath: scratch.path + ".err"))) ?? Data()
+        return Result(status: outcome.status, standardOutput: String(decoding: outcome.standardOutput, as: UTF8.self),
                       standardError: String(decoding: complaints, as: UTF8.self))
     }
 

@@ -37,7 +37,7 @@ struct IndexerProcessTests {
 
     @Test("an indexer in another process (spotlite index watch) holds the index: updates here get the lock error")
     func otherProcessHoldsLock() async throws {
-        let spotlite = try ChildProcess.spotliteExecutable()
+        let spotlite = try ProgramRun.spotliteExecutable()
         let sandbox = try IndexerSandbox()
         try sandbox.write(SamplePackage.catalogue)
         let watcher = try RunningChild(spotlite, ["index", "watch", "--config", sandbox.configurationPath])
@@ -66,23 +66,23 @@ struct IndexerProcessTests {
 
     @Test("while this process runs an indexer, `spotlite index update` fails with a clear message")
     func thisProcessHoldsLock() async throws {
-        let spotlite = try ChildProcess.spotliteExecutable()
+        let spotlite = try ProgramRun.spotliteExecutable()
         let sandbox = try IndexerSandbox()
         try sandbox.write(SamplePackage.catalogue)
         let indexer = try sandbox.makeIndexer()
         try await indexer.start()
-        let result = try ChildProcess.run(spotlite, ["index", "update", "--config", sandbox.configurationPath])
+        let result = try ProgramRun.run(spotlite, ["index", "update", "--config", sandbox.configurationPath])
         await indexer.stop()
         #expect(result.status != 0)
         #expect(result.standardError.hasPrefix("spotlite: the index at \(sandbox.indexPath) is being updated by another process (pid \(getpid()))"),
                 "stderr: \(result.standardError)")
-        let after = try ChildProcess.run(spotlite, ["index", "update", "--config", sandbox.configurationPath])
+        let after = try ProgramRun.run(spotlite, ["index", "update", "--config", sandbox.configurationPath])
         #expect(after.status == 0, "after stop() the command may update: \(after.standardError)")
     }
 
     @Test("a rebuild killed with SIGKILL leaves the old index searchable; the next update completes")
     func killedRebuild() async throws {
-        let spotlite = try ChildProcess.spotliteExecutable()
+        let spotlite = try ProgramRun.spotliteExecutable()
         let sandbox = try IndexerSandbox()
         let rows = 20_000
         try sandbox.store.write(author: "importer") { db in
@@ -126,7 +126,7 @@ struct IndexerProcessTests {
         #expect(directory.generations() == [live], "the dead generation is cleaned up")
         #expect(try searcher.search(SearchRequest("afterwards")).hits.map(\.key) == [.text("afterwards")])
         // And a rebuild can still run to completion.
-        let rebuilt = try ChildProcess.run(spotlite, ["index", "rebuild", "--config", sandbox.configurationPath, "--json"])
+        let rebuilt = try ProgramRun.run(spotlite, ["index", "rebuild", "--config", sandbox.configurationPath, "--json"])
         #expect(rebuilt.status == 0, "\(rebuilt.standardError)")
         #expect(try searcher.documentCount() == rows + SamplePackage.catalogue.count + 1)
     }

@@ -10,10 +10,10 @@ import Spotlite
 @Suite("Remote shards: status, delete and replicate commands", .serialized, .blockingWork)
 struct RemoteShardCommandTests {
     private func built(_ count: Int = 120) async throws -> (RemoteShardSandbox, String) {
-        let spotlite = try ChildProcess.spotliteExecutable()
+        let spotlite = try ProgramRun.spotliteExecutable()
         let shards = try RemoteShardSandbox()
         try shards.write(ShardedIndexTests.generatedPackages(count: count))
-        let built = try ChildProcess.run(spotlite, ["index", "update", "--config", shards.sandbox.configurationPath])
+        let built = try ProgramRun.run(spotlite, ["index", "update", "--config", shards.sandbox.configurationPath])
         #expect(built.status == 0, "\(built.standardError)")
         return (shards, spotlite)
     }
@@ -26,7 +26,7 @@ struct RemoteShardCommandTests {
     func statusWithAShardDown() async throws {
         let (shards, spotlite) = try await built()
         let config = shards.sandbox.configurationPath
-        let healthy = try ChildProcess.run(spotlite, ["index", "status", "--json", "--config", config])
+        let healthy = try ProgramRun.run(spotlite, ["index", "status", "--json", "--config", config])
         #expect(healthy.status == 0, "\(healthy.standardError)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(healthy.standardOutput.utf8)) as? [String: Any])
         let entries = try #require(object["shards"] as? [[String: Any]])
@@ -37,7 +37,7 @@ struct RemoteShardCommandTests {
 
         let victim = shards.servers[1]
         victim.stop()
-        let text = try ChildProcess.run(spotlite, ["index", "status", "--config", config])
+        let text = try ProgramRun.run(spotlite, ["index", "status", "--config", config])
         #expect(text.status == 4)
         #expect(text.standardOutput.contains("Shards") && text.standardOutput.contains("3 (1 unavailable)"), "\(text.standardOutput)")
         #expect(text.standardOutput.contains("unavailable: shard \(victim.hostAndPort) is unavailable"), "\(text.standardOutput)")
@@ -48,7 +48,7 @@ struct RemoteShardCommandTests {
         let line = text.standardError.trimmingCharacters(in: .newlines)
         #expect(line.hasPrefix("spotlite: shard \(victim.hostAndPort) is unavailable") && !line.contains("\n"), "\(line)")
 
-        let json = try ChildProcess.run(spotlite, ["index", "status", "--json", "--config", config])
+        let json = try ProgramRun.run(spotlite, ["index", "status", "--json", "--config", config])
         #expect(json.status == 4)
         let down = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(down["unavailable_shards"] as? [String] == [victim.hostAndPort])
@@ -67,7 +67,7 @@ struct RemoteShardCommandTests {
     func deleteEmptiesTheServers() async throws {
         let (shards, spotlite) = try await built()
         let config = shards.sandbox.configurationPath
-        let deleted = try ChildProcess.run(spotlite, ["index", "delete", "--config", config])
+        let deleted = try ProgramRun.run(spotlite, ["index", "delete", "--config", config])
         #expect(deleted.status == 0, "\(deleted.standardError)")
         let names = shards.servers.map(\.hostAndPort).joined(separator: ", ")
         #expect(deleted.standardOutput.contains("its 120 documents on 3 shards (\(names))"), "\(deleted.standardOutput)")
@@ -79,7 +79,7 @@ struct RemoteShardCommandTests {
         #expect(shards.map == nil)
         #expect(!FileManager.default.fileExists(atPath: shards.sandbox.indexPath))
 
-        let again = try ChildProcess.run(spotlite, ["index", "update", "--config", config])
+        let again = try ProgramRun.run(spotlite, ["index", "update", "--config", config])
         #expect(again.status == 0 && again.standardOutput.contains("there is no index yet"), "\(again.standardOutput) \(again.standardError)")
         #expect(try shards.servers.map(remoteCount).reduce(0, +) == 120)
     }
@@ -91,7 +91,7 @@ struct RemoteShardCommandTests {
         let counts = try shards.servers.map(remoteCount)
         let victim = shards.servers[2]
         victim.stop()
-        let refused = try ChildProcess.run(spotlite, ["index", "delete", "--config", config])
+        let refused = try ProgramRun.run(spotlite, ["index", "delete", "--config", config])
         #expect(refused.status == 4)
         let line = refused.standardError.trimmingCharacters(in: .newlines)
         #expect(line.hasPrefix("spotlite: cannot empty shard \(victim.hostAndPort) of the index"), "\(line)")
@@ -99,7 +99,7 @@ struct RemoteShardCommandTests {
         #expect(try shards.servers.prefix(2).map(remoteCount) == Array(counts.prefix(2)), "nothing was deleted")
         #expect(shards.map != nil)
 
-        let local = try ChildProcess.run(spotlite, ["index", "delete", "--local-only", "--config", config])
+        let local = try ProgramRun.run(spotlite, ["index", "delete", "--local-only", "--config", config])
         #expect(local.status == 0, "\(local.standardError)")
         #expect(local.standardOutput.contains("left in place"), "\(local.standardOutput)")
         #expect(shards.map == nil)
@@ -107,7 +107,7 @@ struct RemoteShardCommandTests {
 
         // The next build over the same servers rewrites them (generation tag and sweep): no duplicates.
         try victim.start()
-        let rebuilt = try ChildProcess.run(spotlite, ["index", "update", "--config", config])
+        let rebuilt = try ProgramRun.run(spotlite, ["index", "update", "--config", config])
         #expect(rebuilt.status == 0, "\(rebuilt.standardError)")
         #expect(try shards.servers.map(remoteCount) == counts)
         try await shards.local.makeIndexer().update()

@@ -11,7 +11,7 @@ import Spotlite
 struct RemoteShardRebuildTests {
     @Test("kill -9 during a rebuild over 3 loopback shards: searches answer throughout, the next update is exact")
     func killedRebuild() async throws {
-        let spotlite = try ChildProcess.spotliteExecutable()
+        let spotlite = try ProgramRun.spotliteExecutable()
         let shards = try RemoteShardSandbox()
         let packages = ShardedIndexTests.generatedPackages(count: 1500)
         try shards.write(packages)
@@ -46,11 +46,11 @@ struct RemoteShardRebuildTests {
         let during = try searcher.search(SearchRequest("search engine", limit: 10, correctsSpelling: false))
         #expect(!during.hits.isEmpty)
 
-        let update = try ChildProcess.run(spotlite, ["index", "update", "--config", shards.sandbox.configurationPath])
+        let update = try ProgramRun.run(spotlite, ["index", "update", "--config", shards.sandbox.configurationPath])
         #expect(update.status == 0, "\(update.standardError)")
         try shards.expectSameAnswers()
 
-        let again = try ChildProcess.run(spotlite, ["index", "rebuild", "--config", shards.sandbox.configurationPath])
+        let again = try ProgramRun.run(spotlite, ["index", "rebuild", "--config", shards.sandbox.configurationPath])
         #expect(again.status == 0, "\(again.standardError)")
         #expect(try #require(shards.map).generation != generation)
         try shards.expectSameAnswers()
@@ -58,21 +58,21 @@ struct RemoteShardRebuildTests {
 
     @Test("`spotlite search` with a shard server down fails naming HOST:PORT, or answers partially with --allow-partial")
     func commandLinePartialSearch() async throws {
-        let spotlite = try ChildProcess.spotliteExecutable()
+        let spotlite = try ProgramRun.spotliteExecutable()
         let shards = try RemoteShardSandbox()
         try shards.write(ShardedIndexTests.generatedPackages(count: 200))
-        let built = try ChildProcess.run(spotlite, ["index", "update", "--config", shards.sandbox.configurationPath])
+        let built = try ProgramRun.run(spotlite, ["index", "update", "--config", shards.sandbox.configurationPath])
         #expect(built.status == 0, "\(built.standardError)")
         let victim = shards.servers[1]
         victim.stop()
 
-        let failed = try ChildProcess.run(spotlite, ["search", "search", "engine", "--config", shards.sandbox.configurationPath])
+        let failed = try ProgramRun.run(spotlite, ["search", "search", "engine", "--config", shards.sandbox.configurationPath])
         #expect(failed.status != 0)
         let line = failed.standardError.trimmingCharacters(in: .newlines)
         #expect(line.hasPrefix("spotlite: shard \(victim.hostAndPort) is unavailable"), "\(line)")
         #expect(!line.contains("\n"), "one line: \(line)")
 
-        let partial = try ChildProcess.run(spotlite, ["search", "search", "engine", "--json", "--allow-partial",
+        let partial = try ProgramRun.run(spotlite, ["search", "search", "engine", "--json", "--allow-partial",
                                                      "--config", shards.sandbox.configurationPath])
         #expect(partial.status == 0, "\(partial.standardError)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(partial.standardOutput.utf8)) as? [String: Any])
@@ -81,7 +81,7 @@ struct RemoteShardRebuildTests {
         #expect(partial.standardError.hasPrefix("spotlite: warning: partial results: shard \(victim.hostAndPort)"),
                 "\(partial.standardError)")
 
-        let update = try ChildProcess.run(spotlite, ["index", "update", "--config", shards.sandbox.configurationPath])
+        let update = try ProgramRun.run(spotlite, ["index", "update", "--config", shards.sandbox.configurationPath])
         #expect(update.status != 0)
         #expect(update.standardError.contains(victim.hostAndPort) && update.standardError.hasPrefix("spotlite: "),
                 "\(update.standardError)")
