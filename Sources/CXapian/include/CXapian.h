@@ -115,6 +115,9 @@ typedef struct cx_stopper cx_stopper;
 /** Turns text into terms of a document. */
 typedef struct cx_term_generator cx_term_generator;
 
+/** The words a document feeds to spelling correction, each with its number of occurrences. */
+typedef struct cx_spelling_words cx_spelling_words;
+
 /** An immutable query. Combining queries never consumes or changes the inputs. */
 typedef struct cx_query cx_query;
 
@@ -296,6 +299,11 @@ bool cx_database_get_metadata(cx_database *db, const char *key, size_t key_len,
 bool cx_database_document_data(cx_database *db, const char *unique_term, size_t term_len,
                                bool *found, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
 
+/** Every word of the spelling table with its frequency (summed over shards), encoded as cx_spelling_words are in a
+ *  document's value slot: for each word, its length as a LEB128 varint, its bytes, its frequency as a varint; in
+ *  byte order. `*out` is malloc'd (free with cx_free). */
+bool cx_database_spellings(cx_database *db, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
 /** Writes a compacted copy of all shards of `db` into a new database at `destination` (which must not hold a
  *  database yet). `level` is cx_compact_standard, cx_compact_full or cx_compact_fuller. Document ids are
  *  renumbered; metadata is kept. */
@@ -439,6 +447,41 @@ bool cx_term_generator_get_termpos(cx_term_generator *generator, uint32_t *out, 
  *  Past the largest term position, advances by `gap` as cx_term_generator_increase_termpos does. */
 bool cx_term_generator_align_termpos(cx_term_generator *generator, uint32_t gap, uint32_t alignment,
                                      cx_error **err) CX_NOEXCEPT;
+
+/* MARK: - Spelling words kept with each document */
+
+/** Creates an empty set of spelling words. Release with cx_spelling_words_free. */
+cx_spelling_words *cx_spelling_words_new(cx_error **err) CX_NOEXCEPT;
+
+/** Releases the handle. Accepts NULL. */
+void cx_spelling_words_free(cx_spelling_words *words) CX_NOEXCEPT;
+
+/** Empties `words`, for the next document. */
+bool cx_spelling_words_clear(cx_spelling_words *words, cx_error **err) CX_NOEXCEPT;
+
+/** Indexes `text` without a prefix as cx_term_generator_index_text does, and counts into `words` each word that
+ *  FLAG_SPELLING would have added to the spelling table (once per occurrence), without writing any database.
+ *  `wdf_increment` must not be 0. */
+bool cx_term_generator_index_text_spelling(cx_term_generator *generator, const char *text, size_t text_len,
+                                           uint32_t wdf_increment, bool with_positions, cx_spelling_words *words,
+                                           cx_error **err) CX_NOEXCEPT;
+
+/** Writes `document` as cx_writable_database_replace_document does (or, with `fresh`, as
+ *  cx_writable_database_add_document does), keeping in its value `slot` a record of what it fed to the spelling
+ *  table (`words`) and a digest of everything else it holds, and brings the spelling table in line: the words
+ *  recorded by the replaced document are taken out and `words` put in, writing only each word's difference. When
+ *  the replaced document's record shows the same digest and words, nothing is written and `*written` (when not
+ *  NULL) is false. A replaced document without a record has nothing taken out. Failures inside Xapian have
+ *  batch_lost set. */
+bool cx_writable_database_write_document_spelling(cx_writable_database *db, const char *unique_term, size_t term_len,
+                                                  cx_document *document, uint32_t slot,
+                                                  const cx_spelling_words *words, bool fresh, bool *written,
+                                                  cx_error **err) CX_NOEXCEPT;
+
+/** Deletes as cx_writable_database_delete_document does, first taking the words recorded in the document's value
+ *  `slot` out of the spelling table. Failures inside Xapian have batch_lost set. */
+bool cx_writable_database_delete_document_spelling(cx_writable_database *db, const char *unique_term,
+                                                   size_t term_len, uint32_t slot, cx_error **err) CX_NOEXCEPT;
 
 /* MARK: - Queries */
 

@@ -12,26 +12,23 @@ final class DocumentBuilder {
     /// together and the searcher splits them to count each one.
     static let facetValueSeparator: Character = "\u{1F}"
 
+    /// The value slot of each document's record (field slots start at 1): the words it fed to spelling correction,
+    /// read back when it is replaced or deleted to take exactly those words out of the spelling table, and a digest
+    /// of the rest, so that writing the same document again is skipped.
+    static let recordSlot: UInt32 = 0
+
     let schema: IndexSchema
     private let generator: XapianTermGenerator
-    private let spellingDatabase: XapianWritableDatabase?
-    /// Whether the generator currently feeds the spelling table (switched per field, only when it changes).
-    private var recordsSpelling: Bool
+    /// The spelling words of the last document built; nil when this builder's shard keeps no spelling data.
+    let spellingWords: XapianSpellingWords?
 
-    init(schema: IndexSchema, spellingDatabase: XapianWritableDatabase?) throws {
+    /// - Parameter recordsSpelling: count the words of the spelling fields (``IndexSchema/Field/feedsSpelling``)
+    ///   into ``spellingWords`` for the writer to record; off for shards that keep no spelling data.
+    init(schema: IndexSchema, recordsSpelling: Bool) throws {
         self.schema = schema
-        self.spellingDatabase = spellingDatabase
         generator = try XapianTermGenerator(language: schema.language == "none" ? nil : schema.language,
                                             stopwords: schema.stopwords == "none" ? .none : .english)
-        try generator.setSpellingDatabase(spellingDatabase)
-        recordsSpelling = spellingDatabase != nil
-    }
-
-    /// Feeds the spelling table from the next text or not, as the field says.
-    private func recordSpelling(_ wanted: Bool) throws {
-        guard let spellingDatabase, wanted != recordsSpelling else { return }
-        try generator.setSpellingDatabase(wanted ? spellingDatabase : nil)
-        recordsSpelling = wanted
+        spellingWords = recordsSpelling ? try XapianSpellingWords() : nil
     }
 
     /// The document for a record, with its unique id term.
@@ -40,6 +37,7 @@ final class DocumentBuilder {
     {
         let document = try XapianDocument()
         try generator.startDocument(document)
+        try spellingWords?.removeAll()
         let idTerm = DocumentIdentity.term(entity: entity.name, key: key)
         try document.addBooleanTerm(idTerm)
         try document.addBooleanTerm(IndexSchema.entityTermPrefix + entity.name)
@@ -49,8 +47,12 @@ final class DocumentBuilder {
             switch field.type {
             case .text:
                 if let text = value.indexText, !text.isEmpty {
-                    try recordSpelling(field.feedsSpelling)
-                    try generator.indexText(text, weight: UInt32(field.weight), positions: field.hasPositions)
+                    if let spellingWords, field.feedsSpelling {
+                        try generator.indexText(text, weight: UInt32(field.weight), positions: field.hasPositions,
+                                                countingSpellingInto: spellingWords)
+                    } else {
+                        try generator.indexText(text, weight: UInt32(field.weight), positions: field.hasPositions)
+                    }
                     if let prefix = field.termPrefix {
                         try generator.indexText(text, weight: 1, prefix: prefix, positions: field.hasPositions)
                     }

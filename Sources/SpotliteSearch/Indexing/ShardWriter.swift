@@ -51,8 +51,9 @@ final class ShardWriter: @unchecked Sendable {
     /// Opens (or creates) the shard with `open` on the shard's queue.
     /// - Parameters:
     ///   - tagTerm: a term added to every document written (a placed shard's generation tag).
-    ///   - recordsSpelling: feed the spelling table (off for remote shards: Xapian 1.4 cannot read a remote
-    ///     database's spelling table, and each word would cost a message to the server).
+    ///   - recordsSpelling: feed the spelling table, and record in each document the words it fed, so that replacing
+    ///     or deleting it takes them out again (off for remote shards: Xapian 1.4 cannot read a remote database's
+    ///     spelling table, and each word would cost a message to the server).
     ///   - flushThreshold: documents written out at a time (a rebuild's); nil leaves it to Xapian.
     init(shard: Int, name: String, open: () throws -> XapianWritableDatabase, tagTerm: String? = nil,
          recordsSpelling: Bool = true, schema: IndexSchema, flushThreshold: Int? = nil,
@@ -68,7 +69,7 @@ final class ShardWriter: @unchecked Sendable {
         try queue.sync {
             let writer = try open()
             do {
-                builder = try DocumentBuilder(schema: schema, spellingDatabase: recordsSpelling ? writer : nil)
+                builder = try DocumentBuilder(schema: schema, recordsSpelling: recordsSpelling)
                 let metadata = try IndexMetadata(reading: writer.metadata(forKey:))
                 committedCheckpoint = metadata.checkpoint
                 uuid = try writer.uuid()
@@ -100,7 +101,12 @@ final class ShardWriter: @unchecked Sendable {
             let built = try builder.document(entity: record.entity, key: record.key, attributes: record.attributes)
             if let tagTerm { try built.document.addBooleanTerm(tagTerm) }
             try writeHook?(built.idTerm, built.document)
-            if fresh {
+            if let spellingWords = builder.spellingWords {
+                // The spelling table gets only the difference from the words the replaced document recorded, and
+                // a document identical to the one it replaces is not written again.
+                try writer.writeDocument(uniqueTerm: built.idTerm, document: built.document, spellingWords: spellingWords,
+                                         slot: DocumentBuilder.recordSlot, fresh: fresh)
+            } else if fresh {
                 try writer.addDocument(uniqueTerm: built.idTerm, document: built.document)
             } else {
                 try writer.replaceDocument(uniqueTerm: built.idTerm, document: built.document)
@@ -145,7 +151,13 @@ final class ShardWriter: @unchecked Sendable {
     func delete(_ idTerms: [String]) {
         guard !idTerms.isEmpty else { return }
         submit { context in
-            for term in idTerms { try context.writer.deleteDocument(uniqueTerm: term) }
+            for term in idTerms {
+                if context.builder.spellingWords != nil {
+                    try context.writer.deleteDocument(uniqueTerm: term, spellingSlot: DocumentBuilder.recordSlot)
+                } else {
+                    try context.writer.deleteDocument(uniqueTerm: term)
+                }
+            }
         }
     }
 

@@ -94,6 +94,11 @@ package final class XapianDatabase {
         }
     }
 
+    /// Every word of the spelling table with its frequency (summed over the shards).
+    package func spellings() throws -> [String: Int] {
+        XapianSpellingWords.decode(try XapianBytes.read { cx_database_spellings(handle, $0, $1, $2) })
+    }
+
     /// How hard compaction works to save space.
     package enum CompactionLevel: Sendable {
         /// Do not split items unnecessarily.

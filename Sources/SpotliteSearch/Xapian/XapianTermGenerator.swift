@@ -56,6 +56,18 @@ package final class XapianTermGenerator {
         }
     }
 
+    /// Indexes `text` without a prefix into the current document, as ``indexText(_:weight:prefix:positions:)`` does,
+    /// and counts into `words` each word Xapian's spelling data would get from it (once per occurrence), without
+    /// writing to any database.
+    package func indexText(_ text: String, weight: UInt32, positions: Bool,
+                           countingSpellingInto words: XapianSpellingWords) throws {
+        try XapianBytes.with(text) { textPointer, textLength in
+            _ = try xapianCall {
+                cx_term_generator_index_text_spelling(handle, textPointer, textLength, weight, positions, words.handle, $0)
+            }
+        }
+    }
+
     /// Leaves a gap in the term positions so phrases do not match across separately indexed fields.
     package func increaseTermPosition(by delta: UInt32 = 100) throws {
         _ = try xapianCall { cx_term_generator_increase_termpos(handle, delta, $0) }

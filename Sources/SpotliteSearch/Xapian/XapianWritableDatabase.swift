@@ -135,6 +135,35 @@ package final class XapianWritableDatabase {
         }
     }
 
+    /// Writes `document` with id term `uniqueTerm` (replacing any earlier one, or, when `fresh`, adding it without
+    /// looking: see ``addDocument(uniqueTerm:document:)``), keeps in its value `slot` a record of `spellingWords`
+    /// and a digest of the rest of the document, and brings the spelling table in line: the words the replaced
+    /// document recorded come out, `spellingWords` go in, and only each word's difference is written. A replaced
+    /// document without a record has nothing taken out.
+    /// - Returns: false when the replaced document recorded the same digest and words: nothing was written.
+    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    @discardableResult
+    package func writeDocument(uniqueTerm: String, document: XapianDocument, spellingWords: XapianSpellingWords,
+                               slot: UInt32, fresh: Bool) throws -> Bool {
+        try XapianBytes.with(uniqueTerm) { term, length in
+            var written = false
+            _ = try xapianCall {
+                cx_writable_database_write_document_spelling(handle, term, length, document.handle, slot,
+                                                             spellingWords.handle, fresh, &written, $0)
+            }
+            return written
+        }
+    }
+
+    /// Deletes the document with id term `uniqueTerm` (a missing one is not an error), first taking the spelling
+    /// words recorded in its value `slot` out of the spelling table.
+    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    package func deleteDocument(uniqueTerm: String, spellingSlot slot: UInt32) throws {
+        try XapianBytes.with(uniqueTerm) { term, length in
+            _ = try xapianCall { cx_writable_database_delete_document_spelling(handle, term, length, slot, $0) }
+        }
+    }
+
     /// Number of documents, uncommitted changes included.
     package func documentCount() throws -> Int {
         Int(try xapianCall { cx_writable_database_doc_count(handle, $0) })

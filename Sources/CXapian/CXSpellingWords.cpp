@@ -1,0 +1,276 @@
+// Spelling data kept exact across replacements: each document records the words it fed to the spelling table, so
+// replacing or deleting it takes exactly those back out (Xapian's FLAG_SPELLING only ever adds). The record also
+// holds a digest of the document, so that writing the same document again is skipped.
+#include "CXInternal.hpp"
+
+#include <map>
+
+struct cx_spelling_words {
+    // Sorted, so that the record of a document is the same bytes however its words were met.
+    std::map<std::string, Xapian::termcount> counts;
+};
+
+namespace {
+
+constexpr bool loses_batch = true;
+
+bool is_unprefixed_word(const std::string &term) {
+    // TermGenerator lower-cases words, and every prefix (Xapian's conventions and the indexer's) starts with an
+    // ASCII capital: a term starting otherwise is a word indexed without a prefix.
+    return !term.empty() && !(term[0] >= 'A' && term[0] <= 'Z');
+}
+
+void append_varint(std::string &out, uint64_t value) {
+    while (value >= 0x80) {
+        out.push_back(char((value & 0x7f) | 0x80));
+        value >>= 7;
+    }
+    out.push_back(char(value));
+}
+
+bool read_varint(const std::string &in, size_t &at, uint64_t &value) {
+    value = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        if (at >= in.size()) return false;
+        const unsigned char byte = static_cast<unsigned char>(in[at++]);
+        value |= uint64_t(byte & 0x7f) << shift;
+        if ((byte & 0x80) == 0) return true;
+    }
+    return false;
+}
+
+// A document's record (its value slot): format byte, 16-byte digest of everything else in the document, then each
+// spelling word as varint length, bytes, varint count.
+constexpr char record_format = 1;
+constexpr size_t digest_size = 16;
+
+std::string encode_words(const std::map<std::string, Xapian::termcount> &counts) {
+    std::string out;
+    for (const auto &entry : counts) {
+        append_varint(out, entry.first.size());
+        out += entry.first;
+        append_varint(out, entry.second);
+    }
+    return out;
+}
+
+std::map<std::string, Xapian::termcount> decode_words(const std::string &in, size_t at) {
+    std::map<std::string, Xapian::termcount> counts;
+    while (at < in.size()) {
+        uint64_t length = 0, count = 0;
+        if (!read_varint(in, at, length) || length > in.size() - at) break;
+        std::string word = in.substr(at, size_t(length));
+        at += size_t(length);
+        if (!read_varint(in, at, count)) break;
+        counts[word] += Xapian::termcount(count);
+    }
+    return counts;
+}
+
+/// Two independent 64-bit hashes over length-delimited fields: a change detector, stable across runs and builds
+/// (it is stored), not a defence against crafted collisions.
+struct Digest {
+    uint64_t first = 0xcbf29ce484222325ULL;
+    uint64_t second = 0x9e3779b97f4a7c15ULL;
+
+    void add(const char *bytes, size_t length) {
+        add_number(length);
+        for (size_t index = 0; index < length; ++index) mix(static_cast<unsigned char>(bytes[index]));
+    }
+    void add(const std::string &bytes) { add(bytes.data(), bytes.size()); }
+    void add_number(uint64_t number) {
+        for (int byte = 0; byte < 8; ++byte) mix(static_cast<unsigned char>(number >> (8 * byte)));
+    }
+    void mix(unsigned char byte) {
+        first = (first ^ byte) * 0x100000001b3ULL;
+        second = (second + byte + 1) * 0xff51afd7ed558ccdULL;
+        second ^= second >> 29;
+    }
+    std::string bytes() const {
+        std::string out;
+        for (uint64_t part : {first, second}) {
+            for (int byte = 0; byte < 8; ++byte) out.push_back(char(part >> (8 * byte)));
+        }
+        return out;
+    }
+};
+
+/// The digest of what `document` holds apart from value `slot`: terms with wdf and positions, values, data.
+std::string document_digest(const Xapian::Document &document, Xapian::valueno slot) {
+    Digest digest;
+    for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
+        digest.add(*term);
+        digest.add_number(term.get_wdf());
+        digest.add_number(term.positionlist_count());
+        for (auto position = term.positionlist_begin(); position != term.positionlist_end(); ++position) {
+            digest.add_number(*position);
+        }
+    }
+    for (auto value = document.values_begin(); value != document.values_end(); ++value) {
+        if (value.get_valueno() == slot) continue;
+        digest.add_number(value.get_valueno());
+        digest.add(*value);
+    }
+    digest.add(document.get_data());
+    return digest.bytes();
+}
+
+/// What a document's record holds: its digest (empty without a record) and its spelling words.
+struct Record {
+    std::string digest;
+    std::map<std::string, Xapian::termcount> words;
+};
+
+Record decode_record(const std::string &in) {
+    if (in.size() < 1 + digest_size || in[0] != record_format) return {};
+    return Record{in.substr(1, digest_size), decode_words(in, 1 + digest_size)};
+}
+
+/// The unprefixed words of `document` with their wdf, in term order.
+std::vector<std::pair<std::string, Xapian::termcount>> unprefixed_words(const Xapian::Document &document) {
+    std::vector<std::pair<std::string, Xapian::termcount>> words;
+    for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
+        std::string name = *term;
+        if (is_unprefixed_word(name)) words.emplace_back(std::move(name), term.get_wdf());
+    }
+    return words;
+}
+
+/// Brings the spelling table from `old_counts` to `new_counts`: only the difference of each word is written.
+void apply_difference(Xapian::WritableDatabase &db, const std::map<std::string, Xapian::termcount> &old_counts,
+                      const std::map<std::string, Xapian::termcount> &new_counts) {
+    auto old_word = old_counts.begin();
+    auto new_word = new_counts.begin();
+    while (old_word != old_counts.end() || new_word != new_counts.end()) {
+        if (new_word == new_counts.end() || (old_word != old_counts.end() && old_word->first < new_word->first)) {
+            db.remove_spelling(old_word->first, old_word->second);
+            ++old_word;
+        } else if (old_word == old_counts.end() || new_word->first < old_word->first) {
+            db.add_spelling(new_word->first, new_word->second);
+            ++new_word;
+        } else {
+            if (new_word->second > old_word->second) {
+                db.add_spelling(new_word->first, new_word->second - old_word->second);
+            } else if (new_word->second < old_word->second) {
+                db.remove_spelling(new_word->first, old_word->second - new_word->second);
+            }
+            ++old_word;
+            ++new_word;
+        }
+    }
+}
+
+/// The record in value `slot` of the document indexed by `unique`, if there is one.
+Record recorded(Xapian::WritableDatabase &db, const std::string &unique, Xapian::valueno slot) {
+    Xapian::PostingIterator posting = db.postlist_begin(unique);
+    if (posting == db.postlist_end(unique)) return {};
+    return decode_record(db.get_document(*posting).get_value(slot));
+}
+
+} // namespace
+
+extern "C" {
+
+cx_spelling_words *cx_spelling_words_new(cx_error **err) noexcept {
+    return cx::guard(err, static_cast<cx_spelling_words *>(nullptr), [&] { return new cx_spelling_words(); });
+}
+
+void cx_spelling_words_free(cx_spelling_words *words) noexcept {
+    try {
+        delete words;
+    } catch (...) {
+    }
+}
+
+bool cx_spelling_words_clear(cx_spelling_words *words, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(words, "spelling words")->counts.clear();
+        return true;
+    });
+}
+
+bool cx_term_generator_index_text_spelling(cx_term_generator *generator, const char *text, size_t text_len,
+                                           uint32_t wdf_increment, bool with_positions, cx_spelling_words *words,
+                                           cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(generator, "term generator");
+        cx::require(words, "spelling words");
+        if (wdf_increment == 0) cx::invalid_argument("wdf_increment is 0; spelling words are counted through it");
+        std::string source = cx::bytes(text, text_len, "text");
+        Xapian::TermGenerator &terms = generator->generator;
+        const Xapian::Document document = terms.get_document();
+        // FLAG_SPELLING adds each unprefixed word once per occurrence, exactly when the generator raises that
+        // word's wdf by wdf_increment: the rise of each unprefixed word's wdf over this text counts its occurrences.
+        const auto before = unprefixed_words(document);
+        if (with_positions) {
+            terms.index_text(source, wdf_increment);
+        } else {
+            terms.index_text_without_positions(source, wdf_increment);
+        }
+        auto previous = before.begin();
+        for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
+            const std::string name = *term;
+            if (!is_unprefixed_word(name)) continue;
+            while (previous != before.end() && previous->first < name) ++previous;
+            Xapian::termcount earlier = previous != before.end() && previous->first == name ? previous->second : 0;
+            Xapian::termcount rise = term.get_wdf() - earlier;
+            if (rise >= wdf_increment) words->counts[name] += rise / wdf_increment;
+        }
+        return true;
+    });
+}
+
+bool cx_writable_database_write_document_spelling(cx_writable_database *db, const char *unique_term, size_t term_len,
+                                                  cx_document *document, uint32_t slot,
+                                                  const cx_spelling_words *words, bool fresh, bool *written,
+                                                  cx_error **err) noexcept {
+    if (written != nullptr) *written = false;
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        cx::require(document, "document");
+        cx::require(words, "spelling words");
+        std::string unique = cx::unique_term(unique_term, term_len);
+        document->doc.add_boolean_term(unique);
+        document->doc.remove_value(slot);
+        const std::string digest = document_digest(document->doc, slot);
+        const Record old = fresh ? Record() : recorded(db->db, unique, slot);
+        // The same document again (an UPDATE writing the same text, or changing what no field reads): rewriting it
+        // would change nothing but cost the whole replacement.
+        if (!old.digest.empty() && old.digest == digest && old.words == words->counts) return true;
+        document->doc.add_value(slot, std::string(1, record_format) + digest + encode_words(words->counts));
+        apply_difference(db->db, old.words, words->counts);
+        if (fresh) {
+            db->db.add_document(document->doc);
+        } else {
+            db->db.replace_document(unique, document->doc);
+        }
+        if (written != nullptr) *written = true;
+        return true;
+    }, loses_batch);
+}
+
+bool cx_writable_database_delete_document_spelling(cx_writable_database *db, const char *unique_term,
+                                                   size_t term_len, uint32_t slot, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        std::string unique = cx::unique_term(unique_term, term_len);
+        apply_difference(db->db, recorded(db->db, unique, slot).words, {});
+        db->db.delete_document(unique);
+        return true;
+    }, loses_batch);
+}
+
+bool cx_database_spellings(cx_database *db, char **out, size_t *out_len, cx_error **err) noexcept {
+    cx::reset_out(out, out_len);
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        std::map<std::string, Xapian::termcount> counts;
+        for (auto word = db->db.spellings_begin(); word != db->db.spellings_end(); ++word) {
+            counts[*word] += word.get_termfreq();
+        }
+        cx::copy_out(encode_words(counts), out, out_len);
+        return true;
+    });
+}
+
+} // extern "C"
