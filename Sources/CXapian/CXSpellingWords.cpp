@@ -231,7 +231,8 @@ bool cx_writable_database_write_document_spelling(cx_writable_database *db, cons
         cx::require(words, "spelling words");
         std::string unique = cx::unique_term(unique_term, term_len);
         document->doc.add_boolean_term(unique);
-        document->doc.remove_value(slot);
+        // remove_value throws when the slot is empty.
+        if (!document->doc.get_value(slot).empty()) document->doc.remove_value(slot);
         const std::string digest = document_digest(document->doc, slot);
         const Record old = fresh ? Record() : recorded(db->db, unique, slot);
         // The same document again (an UPDATE writing the same text, or changing what no field reads): rewriting it
