@@ -120,6 +120,50 @@ bool cx_writable_database_add_document(cx_writable_database *db, const char *uni
     }, loses_batch);
 }
 
+bool cx_writable_database_replace_document_id(cx_writable_database *db, uint32_t docid, const char *unique_term,
+                                              size_t term_len, cx_document *document, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        cx::require(document, "document");
+        if (docid == 0) cx::invalid_argument("document id 0 names no document; give an id listed by cx_writable_database_list_documents");
+        std::string unique = cx::unique_term(unique_term, term_len);
+        document->doc.add_boolean_term(unique);
+        // By id, not by term: replacing by term makes Xapian look the term up, and every lookup writes out the
+        // positions of all the documents written since the last one (one scattered B-tree write per term and
+        // document), which on a large database costs far more than the document itself.
+        db->db.replace_document(docid, document->doc);
+        return true;
+    }, loses_batch);
+}
+
+bool cx_writable_database_list_documents(cx_writable_database *db, const char *prefix, size_t prefix_len,
+                                         char **out, size_t *out_len, cx_error **err) noexcept {
+    cx::reset_out(out, out_len);
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        std::string start = cx::bytes(prefix, prefix_len, "prefix");
+        if (start.empty()) cx::invalid_argument("prefix is empty; give the prefix of the unique id terms (e.g. \"Q\")");
+        std::string listing;
+        // Terms first, then their postings: an all-terms iterator must not be interleaved with other requests to
+        // a remote database's server.
+        std::vector<std::string> terms;
+        for (Xapian::TermIterator term = db->db.allterms_begin(start); term != db->db.allterms_end(start); ++term) {
+            terms.push_back(*term);
+        }
+        for (const std::string &term : terms) {
+            if (term.size() > UINT32_MAX) continue;
+            for (Xapian::PostingIterator posting = db->db.postlist_begin(term); posting != db->db.postlist_end(term);
+                 ++posting) {
+                uint32_t entry[2] = {static_cast<uint32_t>(*posting), static_cast<uint32_t>(term.size())};
+                listing.append(reinterpret_cast<const char *>(entry), sizeof entry);
+                listing += term;
+            }
+        }
+        cx::copy_out(listing, out, out_len);
+        return true;
+    });
+}
+
 bool cx_writable_database_delete_document(cx_writable_database *db, const char *unique_term, size_t term_len,
                                           cx_error **err) noexcept {
     return cx::guard(err, false, [&] {

@@ -78,7 +78,7 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case let .invalidQuerySet(source, line, reason):
             return "\(source), line \(line): \(reason); each line is KEY<TAB>QUERY (blank lines and lines starting with # are skipped)"
         case let .invalidRanking(reason):
-            return "invalid ranking options: \(reason); see the [search] table in docs/configuration.md"
+            return "invalid ranking options: \(reason); give values in the ranges the documentation of RankingOptions, ProximityBoost and QueryExpansion states"
         case let .shardUnavailable(shard, reason):
             return "shard \(shard) is unavailable (\(reason)); start its xapian-tcpsrv or fix `shards` in the configuration (the index keeps what every shard committed; the next update catches up)"
         case let .shardIdentityChanged(shard, expected, found):

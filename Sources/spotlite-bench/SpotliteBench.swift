@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SpotliteTooling
 
 /// `spotlite-bench`: the benchmark suite. Runs the figures of the README's Benchmarks section over a JSON Lines
 /// corpus, prints a table and writes the measurements as JSON.
@@ -38,6 +39,8 @@ struct SpotliteBench: AsyncParsableCommand {
             // --help of a subcommand surfaces here: print it, like the parser does.
             exit(withError: error)
         } catch {
+            // A figure whose servers the interruption stopped fails: the clean-up's line and status are the ones.
+            HarnessInterruption.holdIfInterrupted()
             FileHandle.standardError.write(Data("spotlite-bench: \(error)\n".utf8))
             Foundation.exit(1)
         }

@@ -1,6 +1,10 @@
 import Foundation
 import SpotliteTestSupport
+import SpotliteTooling
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs the built `spotlite-bench` on a tiny synthetic corpus, so the suite keeps working; no timing is asserted,
 /// only that every figure is measured, reported in the table and in the JSON, and that bad input fails clearly.
@@ -277,5 +281,81 @@ private final class BenchScratchDirectory {
 
     deinit {
         try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// `spotlite-bench` interrupted while the remote figure's shard servers run: it stops them (and anything else it
+/// started), exits with 128 + the signal, and removes its temporary work directory or names a given one as kept.
+/// Checked on the real processes, by their sessions and process group.
+@Suite("Benchmark: an interrupted run stops its servers", .blockingWork, .serialized)
+struct BenchmarkInterruptTests {
+    @Test("SIGTERM during the remote figure: no server session survives, exit 143, work directory removed")
+    func terminated() throws {
+        try interrupt(with: SIGTERM, givenWorkDirectory: false)
+    }
+
+    @Test("SIGINT during the remote figure with --work-directory: no server session survives, exit 130, directory kept and named")
+    func interruptedKeepingTheWorkDirectory() throws {
+        try interrupt(with: SIGINT, givenWorkDirectory: true)
+    }
+
+    private func interrupt(with signal: Int32, givenWorkDirectory: Bool) throws {
+        let directory = try BenchScratchDirectory()
+        let corpus = try BenchTinyCorpus.write(records: 300, to: directory.path("tiny.jsonl"))
+        let temporary = directory.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let given = directory.path("work")
+        // The temporary work directory is made under TMPDIR: here, where the test can find it.
+        let bench = try ChildProcess(
+            executable: try BenchExecutable.location().path,
+            arguments: ["run", "--corpus", corpus, "--config", BenchExecutable.configurationPath, "--figures", "remote",
+                        "--queries", "5"] + (givenWorkDirectory ? ["--work-directory", given] : []),
+            environment: ["TMPDIR": temporary], output: .file(directory.path("out")), error: .file(directory.path("err")),
+            newProcessGroup: true)
+        var sessions: Set<pid_t> = []
+        defer {
+            // Whatever the outcome, nothing of this test outlives it.
+            bench.killGroup(SIGKILL)
+            bench.waitForExit()
+            for survivor in ReliabilityTests.InterruptTests.survivors(sessions: sessions, group: bench.pid) {
+                kill(survivor.pid, SIGKILL)
+            }
+        }
+
+        // Until the figure says its first server runs (bounded: a debug build on a loaded machine is slow).
+        let deadline = ContinuousClock.now + .seconds(180)
+        var announcement: Substring?
+        while announcement == nil {
+            announcement = bench.standardErrorText.split(separator: "\n").first { $0.contains("shard server started: ") }
+            if announcement != nil { break }
+            try #require(bench.poll() == nil, "the run ended before its server started: \(bench.standardErrorText)")
+            try #require(ContinuousClock.now < deadline, "no server announcement within 180 s: \(bench.standardErrorText)")
+            usleep(20_000)
+        }
+        sessions = Set(announcement!.components(separatedBy: "(session ").dropFirst().compactMap { pid_t($0.prefix { $0.isNumber }) })
+        try #require(sessions.count == 1, "one server session in: \(announcement!)")
+        #expect(!ReliabilityTests.InterruptTests.survivors(sessions: sessions, group: -1).isEmpty, "the server runs before the signal")
+        var work = given
+        if !givenWorkDirectory {
+            let made = try FileManager.default.contentsOfDirectory(atPath: temporary).first { $0.hasPrefix("spotlite-bench-") }
+            work = temporary + "/" + (try #require(made, "no work directory under \(temporary)"))
+        }
+
+        bench.kill(signal)
+        let ended = bench.wait(timeout: bench.elapsed + 60)
+        let stderr = bench.standardErrorText
+        #expect(!ended.timedOut, "the run did not exit within 60 s of the signal: \(stderr)")
+        #expect(ended.exitStatus == 128 + signal, "exit status \(ended): \(stderr)")
+        let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
+        #expect(stderr.contains("spotlite-bench: interrupted by \(name); stopped the "), "\(stderr)")
+        let survivors = ReliabilityTests.InterruptTests.survivors(sessions: sessions, group: bench.pid)
+        #expect(survivors.isEmpty, "still running after the run exited: \(survivors.map { "\($0.pid) \($0.name)" })")
+        if givenWorkDirectory {
+            #expect(stderr.contains("its work directory is kept at \(work)"), "\(stderr)")
+            #expect(FileManager.default.fileExists(atPath: work + "/corpus.jsonl"))
+        } else {
+            #expect(stderr.contains("removed its work directory \(work)"), "\(stderr)")
+            #expect(!FileManager.default.fileExists(atPath: work))
+        }
     }
 }

@@ -56,6 +56,47 @@ struct RemoteShardRebuildTests {
         try shards.expectSameAnswers()
     }
 
+    @Test("a rebuild over a server holding the index rewrites each document under its id, keeps one of duplicates, sweeps deleted rows")
+    func rebuildOverTheExistingIndex() async throws {
+        let shards = try RemoteShardSandbox(shards: 1)
+        let server = shards.servers[0]
+        let packages = ShardedIndexTests.generatedPackages(count: 400)
+        try shards.write(packages)
+        try await shards.sandbox.makeIndexer().update()
+        func listing() throws -> [String: [UInt32]] {
+            let writer = try XapianWritableDatabase(remote: XapianRemote(host: "127.0.0.1", port: server.port))
+            defer { try? writer.close() }
+            return try writer.documentIDs(prefix: DocumentIdentity.termPrefix)
+        }
+        let before = try listing()
+        #expect(before.count == packages.count && before.values.allSatisfy { $0.count == 1 })
+
+        // Behind the index's back, a second document with one record's id term; in the store, rows deleted and changed.
+        let duplicated = DocumentIdentity.term(entity: "Package", keyText: packages[100].name)
+        #expect(before[duplicated] != nil, "the id terms are the indexer's: \(before.keys.first ?? "none")")
+        do {
+            let writer = try XapianWritableDatabase(remote: XapianRemote(host: "127.0.0.1", port: server.port))
+            try writer.addDocument(uniqueTerm: duplicated, document: XapianDocument())
+            try writer.commit()
+            try writer.close()
+        }
+        try shards.delete(packages[0..<20].map(\.name))
+        var changed = Array(packages[20..<40])
+        for index in changed.indices { changed[index].summary = "rewritten summary quasar \(index)" }
+        try shards.write(changed)
+
+        let summary = try await shards.sandbox.makeIndexer().rebuild()
+        #expect(summary.rebuilt && summary.indexed == packages.count - 20)
+        try await shards.local.makeIndexer().update()
+        let after = try listing()
+        #expect(after.count == packages.count - 20, "the deleted rows were swept")
+        #expect(after[duplicated]?.count == 1, "one document is left of the duplicates")
+        let moved = after.filter { $0.key != duplicated && $0.value != before[$0.key] }
+        #expect(moved.isEmpty, "documents rewritten under their own ids: \(moved.prefix(3))")
+        #expect(try shards.sandbox.makeSearcher().search(SearchRequest("quasar", limit: 50, correctsSpelling: false)).total == 20)
+        try shards.expectSameAnswers()
+    }
+
     @Test("`spotlite search` with a shard server down fails naming HOST:PORT, or answers partially with --allow-partial")
     func commandLinePartialSearch() async throws {
         let spotlite = try ProgramRun.spotliteExecutable()

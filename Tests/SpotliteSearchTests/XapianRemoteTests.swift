@@ -57,6 +57,43 @@ struct XapianRemoteTests {
         #expect(try reader.documentCount() == 3)
     }
 
+    @Test func theDocumentsAreListedByIdTermAndReplacedUnderTheirIds() throws {
+        let directory = try XapianTestDirectory()
+        let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))
+        defer { server.stop() }
+        let writer = try XapianWritableDatabase(remote: remote(server))
+        let first = try writer.addDocument(uniqueTerm: "Qa", document: document("first text"))
+        let second = try writer.addDocument(uniqueTerm: "Qb", document: document("second text"))
+        let duplicate = try writer.addDocument(uniqueTerm: "Qb", document: document("second again"))
+        try writer.commit()
+        // Uncommitted documents are listed too; other terms are not.
+        let third = try writer.addDocument(uniqueTerm: "Qc", document: document("third text", tag: "XG:1"))
+        #expect(try writer.documentIDs(prefix: "Q") == ["Qa": [first], "Qb": [second, duplicate], "Qc": [third]])
+        #expect(try writer.documentIDs(prefix: "XG:") == ["XG:1": [third]])
+        #expect(try writer.documentIDs(prefix: "Qzz").isEmpty)
+
+        try writer.replaceDocument(id: first, uniqueTerm: "Qa", document: document("replaced words"))
+        try writer.commit()
+        #expect(try writer.documentIDs(prefix: "Qa") == ["Qa": [first]], "the id term is added to the replacement")
+        #expect(try writer.documentCount() == 4)
+        let reader = try XapianDatabase(remote: remote(server))
+        #expect(try reader.documentData(uniqueTerm: "Qa") == Data("replaced words".utf8))
+
+        // Bad arguments are refused before anything changes: the pending batch survives.
+        try writer.addDocument(uniqueTerm: "Qd", document: document("pending"))
+        for attempt in [{ try writer.replaceDocument(id: 0, uniqueTerm: "Qd", document: try self.document("x")) },
+                        { _ = try writer.documentIDs(prefix: "") }] {
+            do {
+                try attempt()
+                Issue.record("a zero id and an empty prefix must be refused")
+            } catch let error as XapianError {
+                #expect(error.code == .invalidArgument && !error.batchLost, "\(error)")
+            }
+        }
+        try writer.commit()
+        #expect(try XapianDatabase(remote: remote(server)).documentCount() == 5)
+    }
+
     @Test func aSecondWriterOfTheSameServedDatabaseIsLockedOut() throws {
         let directory = try XapianTestDirectory()
         let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))

@@ -248,6 +248,22 @@ bool cx_writable_database_replace_document(cx_writable_database *db, const char 
 bool cx_writable_database_add_document(cx_writable_database *db, const char *unique_term, size_t term_len,
                                        cx_document *document, uint32_t *docid, cx_error **err) CX_NOEXCEPT;
 
+/** Adds the boolean term `unique_term` to `document` and replaces document `docid` with it (adding it under
+ *  that id when there is none). For a writer that listed the documents first (cx_writable_database_list_documents):
+ *  unlike replacing by term, it makes Xapian look nothing up, and each lookup writes out the positions of every
+ *  document written since the previous one, which grows with the database (a remote server's rebuild slowed
+ *  down without bound). A zero `docid` or an empty term is rejected before anything changes; failures inside
+ *  Xapian have batch_lost set. */
+bool cx_writable_database_replace_document_id(cx_writable_database *db, uint32_t docid, const char *unique_term,
+                                              size_t term_len, cx_document *document, cx_error **err) CX_NOEXCEPT;
+
+/** Lists every document indexed by a term starting with `prefix` (the unique id terms), uncommitted changes
+ *  included: one request for the terms, then one per term (over a remote database, a round trip each). `*out`
+ *  is malloc'd (free with cx_free) and holds one entry per document and term: the document id and the term's
+ *  length, as two native-endian uint32_t, then the term's bytes. An empty prefix is rejected. */
+bool cx_writable_database_list_documents(cx_writable_database *db, const char *prefix, size_t prefix_len,
+                                         char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
 /** Deletes every document indexed by `unique_term`; deleting a missing term is a no-op. An empty term is
  *  rejected before anything changes; any failure inside Xapian has batch_lost set. */
 bool cx_writable_database_delete_document(cx_writable_database *db, const char *unique_term, size_t term_len,

@@ -16,11 +16,13 @@ final class ShardWriterSet {
     ///
     /// Placed shards (``ShardLayout/isPlaced``) are opened at their locations; `tagTerm` is added to every document
     /// written, and `checkIdentity` refuses a shard answering with another UUID than the shard map's.
+    /// `listsDocuments` lists each shard's documents before its first replacing write and replaces them by id (a
+    /// rebuild in place: ``ShardWriter/write(_:fresh:)``).
     init(layout: ShardLayout, action: XapianWritableDatabase.OpenAction, noSync: Bool, schema: IndexSchema,
          flushThreshold: Int? = nil,
          writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
          commitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)? = nil,
-         tagTerm: String? = nil, checkIdentity: Bool = true) throws {
+         tagTerm: String? = nil, checkIdentity: Bool = true, listsDocuments: Bool = false) throws {
         self.layout = layout
         var writers: [ShardWriter] = []
         for shard in 0..<layout.count {
@@ -28,7 +30,8 @@ final class ShardWriterSet {
                 shard: shard, name: layout.shardName(shard),
                 open: { try layout.openWriter(shard, action: action, noSync: noSync, checkIdentity: checkIdentity) },
                 tagTerm: tagTerm, recordsSpelling: layout.locations?[shard].isRemote != true, schema: schema,
-                flushThreshold: flushThreshold, writeHook: writeHook, commitHook: commitHook))
+                flushThreshold: flushThreshold, listsDocuments: listsDocuments, writeHook: writeHook,
+                commitHook: commitHook))
         }
         self.writers = writers
     }

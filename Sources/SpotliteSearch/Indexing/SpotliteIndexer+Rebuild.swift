@@ -212,7 +212,7 @@ extension SpotliteIndexer {
             // The identity check is off: a rebuild is how a shard's database gets (re)recorded in the map.
             let writers = try ShardWriterSet(layout: layout, action: .createOrOpen, noSync: false, schema: schema,
                                              writeHook: documentWriteHook, commitHook: shardCommitHook,
-                                             tagTerm: layout.tagTerm, checkIdentity: false)
+                                             tagTerm: layout.tagTerm, checkIdentity: false, listsDocuments: true)
             do {
                 (token, indexed) = try indexSnapshot(into: writers, fresh: false)
                 // Keys absent from this build are emptied (deleted), since the shards keep their old metadata.

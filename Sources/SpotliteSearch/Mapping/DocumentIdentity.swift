@@ -6,13 +6,15 @@ import GRDB
 enum DocumentIdentity {
     /// Keys whose term would exceed this many bytes are hashed; well below the limit.
     static let maximumPlainKeyBytes = 160
+    /// What every id term starts with.
+    static let termPrefix = "Q"
 
     static func term(entity: String, key: DatabaseValue) -> String {
         if case .blob(let data) = key.storage {
             // A blob is never equal to text in SQLite, even with the same bytes (another program can store one in
             // a text key column): it gets a term of its own, `#x` + hash, which no text key's term can take.
             let bytes = Array(data)
-            return "Q\(entity):#x\(digest(bytes))"
+            return "\(termPrefix)\(entity):#x\(digest(bytes))"
         }
         return term(entity: entity, keyText: keyText(key))
     }
@@ -21,10 +23,10 @@ enum DocumentIdentity {
         let keyBytes = Array(keyText.utf8)
         let cost = keyBytes.count + keyBytes.lazy.filter { $0 == 0 }.count
         if cost <= maximumPlainKeyBytes && !keyText.hasPrefix("#") {
-            return "Q\(entity):\(keyText)"
+            return "\(termPrefix)\(entity):\(keyText)"
         }
         // A plain key that starts with "#" is hashed too, so it can never collide with a hashed one (or a blob's).
-        return "Q\(entity):#\(digest(keyBytes))"
+        return "\(termPrefix)\(entity):#\(digest(keyBytes))"
     }
 
     /// 128 bits from two independent FNV-1a passes, as 32 hex digits: collisions are out of reach for real keys.

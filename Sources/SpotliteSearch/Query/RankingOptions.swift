@@ -10,12 +10,12 @@
 /// - pseudo-relevance feedback for queries of 5 words or more (5 documents, 20 terms, weight 0.5): +0.04 MAP on
 ///   Cranfield, + on the Debtags topics; it hurts known-item lookups of 2–3 words, which are not expanded.
 public struct RankingOptions: Sendable, Hashable {
-    /// How quickly extra occurrences of a word stop adding weight (0: occurrences do not matter).
+    /// How quickly extra occurrences of a word stop adding weight (0: occurrences do not matter); a finite number ≥ 0.
     public var k1: Double
-    /// How much a document's length lowers its weight, from 0 (not at all) to 1 (fully).
+    /// How much a document's length lowers its weight, from 0 (not at all) to 1 (fully); 0 to 1.
     public var b: Double
     /// Documents shorter than this fraction of the average length count as that long, so that tiny documents do
-    /// not get huge weights.
+    /// not get huge weights; a finite number ≥ 0.
     public var minimumNormalisedLength: Double
     /// Weights up documents where consecutive query words appear near each other; nil: off.
     public var proximity: ProximityBoost?
@@ -61,12 +61,13 @@ public struct RankingOptions: Sendable, Hashable {
 
 /// A boost for documents where consecutive words of the query appear within a few positions of each other.
 public struct ProximityBoost: Sendable, Hashable {
-    /// How many positions a pair of words may span (2: adjacent).
+    /// How many positions a pair of words may span (2: adjacent); at least 2.
     public var window: Int
-    /// The boost of a document where every pair is near, relative to one query word's weight (shared among pairs).
+    /// The boost of a document where every pair is near, relative to one query word's weight (shared among pairs);
+    /// a finite number > 0.
     public var weight: Double
     /// How many of the best matches (by the other weights) the boost re-ranks; matches past them keep their order.
-    /// The word positions of this many documents at most are read, whatever the number of matches.
+    /// The word positions of this many documents at most are read, whatever the number of matches. At least 1.
     public var depth: Int
 
     /// A proximity boost.
@@ -92,7 +93,7 @@ public struct QueryExpansion: Sendable, Hashable {
     public var documents: Int
     /// How many words are added at most (≥ 1).
     public var terms: Int
-    /// The added words' weight as a whole, relative to the query's own words (> 0).
+    /// The added words' weight as a whole, relative to the query's own words (a finite number > 0).
     public var weight: Double
     /// Queries with fewer distinct words than this are not expanded (≥ 1): short queries often look for one
     /// record, which expansion pushes down.

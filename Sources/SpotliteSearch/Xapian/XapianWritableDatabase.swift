@@ -127,6 +127,44 @@ package final class XapianWritableDatabase {
         }
     }
 
+    /// Stores `document` (with id term `uniqueTerm` added) as document `id`, found by ``documentIDs(prefix:)``:
+    /// unlike ``replaceDocument(uniqueTerm:document:)`` it makes Xapian look nothing up, and each lookup writes out
+    /// the positions of every document written since the previous one, at a cost that grows with the database.
+    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    package func replaceDocument(id: UInt32, uniqueTerm: String, document: XapianDocument) throws {
+        try XapianBytes.with(uniqueTerm) { term, length in
+            _ = try xapianCall { cx_writable_database_replace_document_id(handle, id, term, length, document.handle, $0) }
+        }
+    }
+
+    /// The documents indexed by terms starting with `prefix` (the unique id terms), uncommitted changes included:
+    /// each term with the ids of its documents (one, unless something wrote duplicates). Over a remote database,
+    /// one round trip per term.
+    package func documentIDs(prefix: String) throws -> [String: [UInt32]] {
+        let listing = try XapianBytes.with(prefix) { pointer, length in
+            try XapianBytes.read { cx_writable_database_list_documents(handle, pointer, length, $0, $1, $2) }
+        }
+        var ids: [String: [UInt32]] = [:]
+        var offset = 0
+        let header = 2 * MemoryLayout<UInt32>.size
+        try listing.withUnsafeBytes { raw in
+            while offset < raw.count {
+                guard raw.count - offset >= header else { throw Self.malformedListing }
+                let id = raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+                let length = Int(raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+                offset += header
+                guard raw.count - offset >= length else { throw Self.malformedListing }
+                let term = String(decoding: raw[offset..<offset + length], as: UTF8.self)
+                offset += length
+                ids[term, default: []].append(id)
+            }
+        }
+        return ids
+    }
+
+    private static let malformedListing = XapianError(code: .unknown, type: "unknown",
+                                                      message: "the shim's document listing is truncated")
+
     /// Deletes the document with id term `uniqueTerm`; a missing one is not an error.
     /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
     package func deleteDocument(uniqueTerm: String) throws {

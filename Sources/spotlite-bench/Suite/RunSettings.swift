@@ -16,4 +16,6 @@ struct RunSettings: Codable, Sendable {
     /// Rows of the one transaction of the large-transaction figure (with `--scale`).
     var largeTransactionRows: Int
     var scaleRecords: Int
+    /// The layouts of the remote figure: how many loopback shard servers each has.
+    var remoteShardCounts: [Int]
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spotlite
+import SpotliteTooling
 
 /// The suite: prepares the corpus, runs the chosen figures in order, prints the table, writes the JSON.
 struct SuiteCommand: AsyncParsableCommand {
@@ -41,6 +42,8 @@ struct SuiteCommand: AsyncParsableCommand {
     var scale = false
     @Option(help: "Records of the scale figure.")
     var scaleRecords = 1_000_000
+    @Option(help: "Layouts of the remote figure: loopback shard servers of each, comma-separated.")
+    var remoteShards = "1,2,3,6"
     @Option(help: "Run only these figures, comma-separated: \(FigureID.allCases.map(\.rawValue).joined(separator: ",")).")
     var figures: String?
     @Option(help: "Work in this directory (default: a new temporary one, removed at the end).")
@@ -58,7 +61,16 @@ struct SuiteCommand: AsyncParsableCommand {
             throw ValidationError("\(name) must be at least \(minimum), got \(value)")
         }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, got \(limit)") }
+        _ = try remoteShardCounts()
         _ = try selectedFigures()
+    }
+
+    func remoteShardCounts() throws -> [Int] {
+        let counts = remoteShards.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 64 }) else {
+            throw ValidationError("--remote-shards must list shard counts from 1 to 64, comma-separated (e.g. 1,2,3,6), got \"\(remoteShards)\"")
+        }
+        return counts.compactMap { $0 }
     }
 
     func selectedFigures() throws -> [FigureID] {
@@ -75,6 +87,9 @@ struct SuiteCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // SIGINT or SIGTERM stops every process the figures started (shard servers, children) and removes the
+        // temporary work directory (a --work-directory is kept and named).
+        HarnessInterruption.install(program: "spotlite-bench")
         let started = Stopwatch.nanoseconds()
         let currentDirectory = FileManager.default.currentDirectoryPath
         let configurationPath = SpotliteConfiguration.resolvePath(config, against: currentDirectory)
@@ -91,13 +106,18 @@ struct SuiteCommand: AsyncParsableCommand {
         } catch {
             throw BenchError("cannot create the work directory \(work): \(error.localizedDescription); pass a writable --work-directory")
         }
-        defer { if removeWork { try? FileManager.default.removeItem(atPath: work) } }
+        HarnessInterruption.enter(workspace: work, keep: !removeWork, noun: "work directory")
+        defer {
+            HarnessInterruption.holdIfInterrupted()
+            HarnessInterruption.leave()
+            if removeWork { try? FileManager.default.removeItem(atPath: work) }
+        }
 
         let settings = RunSettings(
             runs: runs, slowRuns: slowRuns, queries: queries, knownItems: knownItems, freshnessWrites: freshnessWrites,
             freshnessIntervalMilliseconds: freshnessIntervalMs, singleRowTransactions: singleRowTransactions,
             batchRows: batchRows, leverRecords: leverRecords, scale: scale, largeTransactionRows: largeTransactionRows,
-            scaleRecords: scaleRecords)
+            scaleRecords: scaleRecords, remoteShardCounts: try remoteShardCounts())
         let corpusPath = SpotliteConfiguration.resolvePath(corpus, against: currentDirectory)
         Progress.note("reading \(corpusPath)")
         let prepared = try Corpus.prepare(source: corpusPath, limit: limit, key: entity.key,

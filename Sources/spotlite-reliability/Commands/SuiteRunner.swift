@@ -1,16 +1,17 @@
 import ArgumentParser
 import Foundation
+import SpotliteTooling
 
 /// Runs one suite in its own workspace and prints its summary; failed cases make the exit status 1.
 enum SuiteRunner {
     static func run(_ name: String, options: SuiteOptions,
                     _ body: (Workspace, SuiteReport) throws -> Void) throws -> SuiteReport {
         // SIGINT or SIGTERM stops every process the suites started and removes (or reports) the scratch directory.
-        Interruption.install()
+        HarnessInterruption.install(program: "spotlite-reliability")
         let workspace = try Workspace(suite: name, seed: options.seed, spotlite: try Binaries.spotlite(override: options.spotlite),
                                       keep: options.keep)
         defer {
-            Interruption.holdIfInterrupted()
+            HarnessInterruption.holdIfInterrupted()
             workspace.remove()
         }
         let report = SuiteReport(suite: name, verbose: options.verbose)
@@ -21,7 +22,7 @@ enum SuiteRunner {
         } catch {
             report.record("the suite ran to the end", problems: ["\(error)"])
         }
-        Interruption.holdIfInterrupted()
+        HarnessInterruption.holdIfInterrupted()
         report.figure("seed", "\(options.seed) (\(options.long ? "long" : "quick") mode), \(Format.seconds((ContinuousClock.now - started).seconds))")
         print(report.text)
         return report

@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteTooling
 
 /// The outcome of one suite: cases passed and failed, the failures' descriptions, and the figures it measured.
 ///
@@ -61,7 +62,7 @@ final class SuiteReport {
 
     /// A progress or failure line on stderr, so that stdout holds only summaries.
     func log(_ message: String) {
-        guard !Interruption.isInterrupted else { return }
+        guard !HarnessInterruption.isInterrupted else { return }
         FileHandle.standardError.write(Data("[\(suite)] \(message)\n".utf8))
     }
 }

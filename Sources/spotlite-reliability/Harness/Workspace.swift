@@ -44,11 +44,11 @@ final class Workspace {
         self.spotlite = spotlite
         self.keep = keep
         try FileManager.default.createDirectory(atPath: root + "/logs", withIntermediateDirectories: true)
-        Interruption.enter(workspace: root, keep: keep)
+        HarnessInterruption.enter(workspace: root, keep: keep)
     }
 
     func remove() {
-        Interruption.leave()
+        HarnessInterruption.leave()
         if keep {
             FileHandle.standardError.write(Data("kept the workspace \(root)\n".utf8))
         } else {
@@ -128,8 +128,14 @@ final class Workspace {
     func finish(_ child: ChildProcess, timeout: Double = 600) -> Run {
         let termination = child.wait(timeout: timeout)
         let run = Run(termination: termination, stdout: child.stdout, stderr: child.stderr)
-        try? FileManager.default.removeItem(atPath: child.stdoutPath)
-        try? FileManager.default.removeItem(atPath: child.stderrPath)
+        discardOutput(of: child)
         return run
+    }
+
+    /// Removes the output files of a child that ended (killed ones included), once what it printed has been read.
+    func discardOutput(of child: ChildProcess) {
+        for path in [child.stdoutPath, child.stderrPath] where path.hasPrefix(logDirectory + "/") {
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 }

@@ -165,17 +165,17 @@ struct RemoteSuite {
                     directory: workspace.root, stdoutPath: output.stdout, stderrPath: output.stderr)
                 let ended = child.wait(timeout: 300)
                 server.stop()  // reaps the session the child killed (or kills it, when the update ended first)
+                let object = (try? JSONSerialization.jsonObject(with: Data(child.stdout.utf8))) as? [String: Any]
                 if ended.succeeded {
                     failure = nil
-                } else {
-                    let object = (try? JSONSerialization.jsonObject(with: Data(child.stdout.utf8))) as? [String: Any]
-                    guard let message = object?["error"] as? String else {
-                        problems.append("the update child failed without its error (\(ended)): \(child.stderr.prefix(300))")
-                        failure = nil
-                        break
-                    }
+                } else if let message = object?["error"] as? String {
                     failure = message
+                } else {
+                    // Recorded, and the trial goes on: the server must still be restarted below.
+                    problems.append("the update child failed without its error (\(ended)): \(child.stderr.prefix(300))")
+                    failure = nil
                 }
+                workspace.discardOutput(of: child)
             } else {
                 let fraction = trialRandom.unit() * 1.1
                 let delay = fraction * updateSeconds + 0.002
@@ -300,6 +300,7 @@ struct RemoteSuite {
                 rebuildSeconds = max(0.05, ended.seconds)
             }
         }
+        workspace.discardOutput(of: child)
         // Killed or not, searches still answer.
         problems += searchDuringRebuild(searcher, number: search, fewest: fewest, most: most)
         return (problems, description)
