@@ -36,6 +36,9 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case shardUnavailable(shard: String, reason: String)
     /// A shard answers with another database than the one the index's shard map records (by UUID).
     case shardIdentityChanged(shard: String, expected: String, found: String)
+    /// Deleting the index failed on a placed shard after the shards before it were emptied: the shard map stays, so
+    /// deleting the index again (once the shard answers) finishes the job.
+    case indexPartlyDeleted(shard: String, error: XapianError)
 
     /// The problem and the way out, in one line.
     public var description: String {
@@ -80,7 +83,19 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "shard \(shard) is unavailable (\(reason)); start its xapian-tcpsrv or fix `shards` in the configuration (the index keeps what every shard committed; the next update catches up)"
         case let .shardIdentityChanged(shard, expected, found):
             return "shard \(shard) serves another database (UUID \(found), the index's shard map records \(expected)); point its server at the shard's database, or rebuild the index (SpotliteIndexer.rebuild()) to index the store into it again"
+        case let .indexPartlyDeleted(shard, error):
+            return "\(Self.emptyingFailure(shard: shard, error: error)); the shard map stays until every shard is emptied: \(Self.emptyingRetry(error)) delete the index again (SpotliteIndexer.deleteIndex())"
         }
+    }
+
+    /// The first half of ``indexPartlyDeleted(shard:error:)``'s description, shared with the command line's.
+    package static func emptyingFailure(shard: String, error: XapianError) -> String {
+        "search engine error (\(error.type)) while emptying shard \(shard) of the index: \(error.message)"
+    }
+
+    /// What to do before deleting again: bring a shard's server back if it was the network.
+    package static func emptyingRetry(_ error: XapianError) -> String {
+        error.code == .network || error.code == .networkTimeout ? "start the shard's server, then" : "fix the shard, then"
     }
 
     /// The same as ``description``, for `localizedDescription`.

@@ -27,6 +27,8 @@ struct LibraryErrorWordingTests {
         for code in engineFailures {
             errors.append(SearchError.engine(XapianError(code: code, type: "DatabaseError", message: "failed"),
                                              outcome: "the index stays at its last committed token"))
+            errors.append(SearchError.indexPartlyDeleted(
+                shard: "127.0.0.1:7011", error: XapianError(code: code, type: "DatabaseError", message: "failed")))
         }
         return errors
     }
@@ -37,5 +39,15 @@ struct LibraryErrorWordingTests {
         #expect(!error.description.contains("spotlite "), "\(error.description)")
         #expect(!error.description.contains("`index "), "\(error.description)")
         #expect(!error.description.contains(" --"), "no command-line option: \(error.description)")
+    }
+
+    @Test("a deletion cut short by a shard says what stays and how to finish, by the failure's kind")
+    func partlyDeletedAdvice() {
+        let network = SearchError.indexPartlyDeleted(
+            shard: "127.0.0.1:7011", error: XapianError(code: .network, type: "NetworkError", message: "refused"))
+        #expect(network.description == "search engine error (NetworkError) while emptying shard 127.0.0.1:7011 of the index: refused; the shard map stays until every shard is emptied: start the shard's server, then delete the index again (SpotliteIndexer.deleteIndex())")
+        let disk = SearchError.indexPartlyDeleted(
+            shard: "/data/s1", error: XapianError(code: .database, type: "DatabaseError", message: "disk full"))
+        #expect(disk.description.hasSuffix("fix the shard, then delete the index again (SpotliteIndexer.deleteIndex())"))
     }
 }

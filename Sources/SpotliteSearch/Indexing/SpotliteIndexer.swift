@@ -181,6 +181,7 @@ public actor SpotliteIndexer {
     ///   ``SearchError/indexLocked(path:holderPID:)`` when another indexer holds the index;
     ///   ``SearchError/shardUnavailable(shard:reason:)`` or ``SearchError/shardIdentityChanged(shard:expected:found:)``
     ///   for a placed shard that cannot be emptied (nothing is deleted then);
+    ///   ``SearchError/indexPartlyDeleted(shard:error:)`` when a shard fails once emptying has begun;
     ///   ``SearchError/cannotWrite(path:reason:)`` when the directory cannot be removed; SQLite's errors.
     @discardableResult
     public func deleteIndex(keepingPlacedShards: Bool = false) async throws -> IndexDeletion {
@@ -236,7 +237,7 @@ public actor SpotliteIndexer {
             } catch {
                 let named = ShardLayout.naming(error, shard: layout.shardName(shard))
                 if let error = named as? XapianError {
-                    throw SearchError.engine(error, outcome: "while emptying shard \(layout.shardName(shard)); the shard map stays until every shard is emptied: delete the index again")
+                    throw SearchError.indexPartlyDeleted(shard: layout.shardName(shard), error: error)
                 }
                 throw named
             }

@@ -94,6 +94,7 @@ struct QueryFuzzer {
         case .invalidRanking: "invalid ranking"
         case .shardUnavailable: "shard unavailable"
         case .shardIdentityChanged: "shard identity changed"
+        case .indexPartlyDeleted: "index partly deleted"
         }
     }
 

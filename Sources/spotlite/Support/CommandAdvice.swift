@@ -22,8 +22,7 @@ extension SearchError {
         case let .indexCorrupt(path, reason):
             return "the index at \(path) cannot be read (\(reason)); run `spotlite index rebuild` to build it again from the store"
         case let .engine(error, outcome):
-            let what = "search engine error (\(error.type)): \(error.message)"
-                + (outcome.map { " (\(Self.commandLine(outcome: $0)))" } ?? "")
+            let what = "search engine error (\(error.type)): \(error.message)" + (outcome.map { " (\($0))" } ?? "")
             switch error.code {
             case .network, .networkTimeout:
                 return what + "; check that the shard's server is running and reachable"
@@ -34,16 +33,11 @@ extension SearchError {
             }
         case let .shardIdentityChanged(shard, expected, found):
             return "shard \(shard) serves another database (UUID \(found), the index's shard map records \(expected)); point its server at the shard's database, or run `spotlite index rebuild` to index the store into it again"
+        case let .indexPartlyDeleted(shard, error):
+            return "\(Self.emptyingFailure(shard: shard, error: error)); the shard map stays until every shard is emptied: \(Self.emptyingRetry(error)) run `spotlite index delete` again"
         default:
             return description
         }
-    }
-
-    /// An outcome the library words for a caller of its API, in the command's terms.
-    private static func commandLine(outcome: String) -> String {
-        let again = "delete the index again"
-        guard outcome.hasSuffix(again) else { return outcome }
-        return String(outcome.dropLast(again.count)) + "run `spotlite index delete` again"
     }
 }
 
