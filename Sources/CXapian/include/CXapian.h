@@ -253,9 +253,9 @@ bool cx_writable_database_add_document(cx_writable_database *db, const char *uni
 
 /** Adds the boolean term `unique_term` to `document` and replaces document `docid` with it (adding it under
  *  that id when there is none). For a writer that listed the documents first (cx_writable_database_list_documents):
- *  unlike replacing by term, it makes Xapian look nothing up, and each lookup writes out the positions of every
- *  document written since the previous one, which grows with the database (a remote server's rebuild slowed
- *  down without bound). A zero `docid` or an empty term is rejected before anything changes; failures inside
+ *  unlike replacing by term, it makes Xapian look nothing up (each lookup writes out the positions of every
+ *  document written since the previous one, scattered over the position table, at a cost per document that
+ *  grows with the database). A zero `docid` or an empty term is rejected before anything changes; failures inside
  *  Xapian have batch_lost set. */
 bool cx_writable_database_replace_document_id(cx_writable_database *db, uint32_t docid, const char *unique_term,
                                               size_t term_len, cx_document *document, cx_error **err) CX_NOEXCEPT;

@@ -158,8 +158,8 @@ final class ShardWriter: @unchecked Sendable {
     /// A writer that `listsDocuments` replaces by document id what it listed, and adds the rest without a lookup:
     /// Xapian's replacement by id term looks the term up, and every lookup writes out the positions of all the
     /// documents written since the previous one, one B-tree write per term and document scattered over the
-    /// position table. That cost grows with the database: over a remote server (one request per document), the
-    /// 63,666-record corpus took 7 times as long as a local rebuild, 10,000 records about as long.
+    /// position table. That cost grows with the database: over a remote server (one request per document), a
+    /// rebuild of 10,000 records took about as long as a local one, of the 63,666-record corpus over 7 times as long.
     func write(_ records: [ShardRecord], fresh: Bool) {
         guard !records.isEmpty else { return }
         submit { [self] context in
