@@ -20,8 +20,9 @@ struct IndexMetadata: Sendable, Hashable {
     /// Which shard of how many a database is (`"1/4"`); written in every shard.
     static let shardKey = "spotlite.shard"
     /// Bump when the document layout changes, so old indexes rebuild. 3: blob keys have id terms of their own;
-    /// 4: sharded generations.
-    static let format = "4"
+    /// 4: sharded generations; 5: each document records the spelling words it fed (value slot 0), without which
+    /// updates could not take an old document's words out of the spelling table.
+    static let format = "5"
 
     /// Every key the index writes, to empty a shard that stays in use (`deleteIndex()` of placed shards).
     static let allKeys = [tokenKey, changeKey, storeIDKey, fingerprintKey, descriptionKey, updatedAtKey, formatKey,
