@@ -61,7 +61,8 @@ final class ShardWriter: @unchecked Sendable {
     ///     spelling table, and each word would cost a message to the server).
     ///   - flushThreshold: documents written out at a time (a rebuild's); nil leaves it to Xapian.
     ///   - listsDocuments: list the shard's documents before the first replacing write, then replace them by id
-    ///     (a rebuild in place, which writes every document: see ``write(_:fresh:)``).
+    ///     (a rebuild in place, which writes every document: see ``write(_:fresh:)``); only where the shard keeps no
+    ///     spelling data.
     init(shard: Int, name: String, open: () throws -> XapianWritableDatabase, tagTerm: String? = nil,
          recordsSpelling: Bool = true, schema: IndexSchema, flushThreshold: Int? = nil, listsDocuments: Bool = false,
          writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?,
@@ -70,7 +71,9 @@ final class ShardWriter: @unchecked Sendable {
         self.name = name
         self.tagTerm = tagTerm
         self.flushThreshold = flushThreshold
-        self.listsDocuments = listsDocuments
+        // A shard keeping spelling data reads the replaced document's record by its term anyway (which also leaves
+        // one of any duplicates): a listing would be read for nothing. Remote shards keep none, and the listing.
+        self.listsDocuments = listsDocuments && !recordsSpelling
         self.writeHook = writeHook
         self.commitHook = commitHook
         queue = DispatchQueue(label: "spotlite.shard-\(shard)", qos: .utility)
@@ -182,9 +185,6 @@ final class ShardWriter: @unchecked Sendable {
         if listedIDs == nil { listedIDs = try context.writer.documentIDs(prefix: DocumentIdentity.termPrefix) }
         let built = try context.build(record)
         let ids = listedIDs?[built.idTerm] ?? []
-        // Spelling data needs the replaced document's record, found by its term, which also leaves one of any
-        // duplicates (local shards only: remote ones keep no spelling data, so they keep the listing's saving).
-        if try context.writeRecordingSpelling(built, fresh: false) { return }
         if ids.count == 1 {
             try context.writer.replaceDocument(id: ids[0], uniqueTerm: built.idTerm, document: built.document)
         } else if ids.isEmpty {
