@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <unordered_map>
 
 namespace {
 
@@ -225,9 +226,16 @@ bool near(const std::vector<Xapian::termpos> &left, const std::vector<Xapian::te
 // highest such bound down, a document whose bound stays below the `end`-th best weight known exactly cannot reach
 // the page, nor can any after it. Those keep their base weight, below every weight of the page: the page is the one
 // every document re-weighed would give, weights bit for bit.
+//
+// Over the remote backend (`remote`) a posting list is not read forward: the server sends the whole list before the
+// first posting, so the common words of a query moved a share of the corpus per search and its cost grew with the
+// shards. There each candidate's wdfs come from its own term list instead (one round trip, the size of the
+// document), taken in base order, which is also the order of the highest possible weights (base weight plus every
+// pair's idfs): once that stays below the `end`-th best weight known exactly, no candidate left can reach the page.
+// Same bounds, same arithmetic, so the same page as the local reading.
 std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, const std::vector<std::string> &words,
                              const cx_proximity_options &proximity, const cx_bm25_params &params, size_t end,
-                             size_t &reweighed) {
+                             bool remote, size_t &reweighed) {
     std::vector<cx_hit> order;
     order.reserve(base.size());
     for (Xapian::MSetIterator hit = base.begin(); hit != base.end(); ++hit) {
@@ -256,47 +264,7 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
     double most = 0;
     for (size_t pair = 0; pair + 1 < words.size(); ++pair) most += share * (idfs[pair] + idfs[pair + 1]);
 
-    // The candidates in document order, so that each word's posting list is read forward once for the wdfs.
-    std::vector<size_t> by_docid;
-    by_docid.reserve(depth);
-    for (size_t index = 0; index < depth; ++index) {
-        if (bounded && order[index].weight + most < page_floor) continue;
-        by_docid.push_back(index);
-    }
-    std::sort(by_docid.begin(), by_docid.end(),
-              [&](size_t left, size_t right) { return order[left].docid < order[right].docid; });
-    std::vector<Xapian::PostingIterator> postings;
-    for (const std::string &word : words) postings.push_back(db.postlist_begin(word));
-    const Xapian::PostingIterator postings_end;
-    std::vector<Xapian::termcount> wdfs(depth * words.size(), 0);
-    for (size_t index : by_docid) {
-        Xapian::docid docid = order[index].docid;
-        for (size_t word = 0; word < words.size(); ++word) {
-            Xapian::PostingIterator &posting = postings[word];
-            if (posting == postings_end) continue;
-            posting.skip_to(docid);
-            if (posting == postings_end || *posting != docid) continue;
-            wdfs[index * words.size() + word] = posting.get_wdf();
-        }
-    }
-
-    // Each candidate holding both words of a pair, with the most its pairs could add; the others' weights are final.
-    struct Candidate {
-        size_t index;
-        double most;
-    };
-    std::vector<Candidate> open;
-    for (size_t index : by_docid) {
-        const Xapian::termcount *wdf = &wdfs[index * words.size()];
-        double bound = 0;
-        for (size_t pair = 0; pair + 1 < words.size(); ++pair) {
-            if (wdf[pair] == 0 || wdf[pair + 1] == 0) continue;
-            bound += share * (weigher.bound(idfs[pair], wdf[pair]) + weigher.bound(idfs[pair + 1], wdf[pair + 1]));
-        }
-        if (bound > 0) open.push_back(Candidate{index, order[index].weight + bound});
-    }
-    std::stable_sort(open.begin(), open.end(), [](const Candidate &left, const Candidate &right) { return left.most > right.most; });
-    // The `end` best weights known exactly so far (a min-heap): candidates left out of `open` keep their base weight.
+    // The `end` best weights known exactly so far (a min-heap): candidates never opened keep their base weight.
     std::vector<double> best;
     auto know = [&](double weight) {
         if (!bounded) return;
@@ -309,21 +277,22 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
             std::push_heap(best.begin(), best.end(), std::greater<double>());
         }
     };
-    if (bounded) {
-        std::vector<bool> is_open(depth, false);
-        for (const Candidate &candidate : open) is_open[candidate.index] = true;
-        for (size_t index : by_docid) {
-            if (!is_open[index]) know(order[index].weight);
+    // Whether `weight` is below the `end`-th best weight known exactly: a candidate that can weigh no more is out.
+    auto below_page = [&](double weight) { return bounded && best.size() == end && weight < best.front(); };
+    // The most the pairs of the candidate with these wdfs can add (0: no pair in the document).
+    auto wdf_bound = [&](const Xapian::termcount *wdf) {
+        double bound = 0;
+        for (size_t pair = 0; pair + 1 < words.size(); ++pair) {
+            if (wdf[pair] == 0 || wdf[pair + 1] == 0) continue;
+            bound += share * (weigher.bound(idfs[pair], wdf[pair]) + weigher.bound(idfs[pair + 1], wdf[pair + 1]));
         }
-    }
-
+        return bound;
+    };
     std::vector<std::vector<Xapian::termpos>> positions(words.size());
     std::vector<bool> read(words.size());
-    for (const Candidate &candidate : open) {
-        if (bounded && best.size() == end && candidate.most < best.front()) break;
-        size_t index = candidate.index;
+    // The candidate at `index` re-weighed from its words' positions.
+    auto reweigh = [&](size_t index, const Xapian::termcount *wdf) {
         Xapian::docid docid = order[index].docid;
-        const Xapian::termcount *wdf = &wdfs[index * words.size()];
         std::fill(read.begin(), read.end(), false);
         // Read only when a pair is near: the document length is a lookup of its own.
         Xapian::termcount length = 0;
@@ -349,6 +318,73 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
         order[index].weight += boost;
         know(order[index].weight);
         ++reweighed;
+    };
+
+    if (remote) {
+        // The words in term order, so that each term list is read forward once.
+        std::vector<size_t> by_term(words.size());
+        for (size_t word = 0; word < words.size(); ++word) by_term[word] = word;
+        std::sort(by_term.begin(), by_term.end(), [&](size_t left, size_t right) { return words[left] < words[right]; });
+        std::vector<Xapian::termcount> wdf(words.size());
+        for (size_t index = 0; index < depth; ++index) {
+            double highest = order[index].weight + most;
+            if ((bounded && highest < page_floor) || below_page(highest)) break;
+            std::fill(wdf.begin(), wdf.end(), 0);
+            Xapian::TermIterator term = db.termlist_begin(order[index].docid);
+            const Xapian::TermIterator terms_end = db.termlist_end(order[index].docid);
+            for (size_t word : by_term) {
+                term.skip_to(words[word]);
+                if (term == terms_end) break;
+                if (*term == words[word]) wdf[word] = term.get_wdf();
+            }
+            double bound = wdf_bound(wdf.data());
+            if (bound == 0) {
+                know(order[index].weight);
+            } else if (!below_page(order[index].weight + bound)) {
+                reweigh(index, wdf.data());
+            }
+        }
+    } else {
+        // The candidates in document order, so that each word's posting list is read forward once for the wdfs.
+        std::vector<size_t> by_docid;
+        by_docid.reserve(depth);
+        for (size_t index = 0; index < depth; ++index) {
+            if (bounded && order[index].weight + most < page_floor) continue;
+            by_docid.push_back(index);
+        }
+        std::sort(by_docid.begin(), by_docid.end(),
+                  [&](size_t left, size_t right) { return order[left].docid < order[right].docid; });
+        std::vector<Xapian::PostingIterator> postings;
+        for (const std::string &word : words) postings.push_back(db.postlist_begin(word));
+        const Xapian::PostingIterator postings_end;
+        std::vector<Xapian::termcount> wdfs(depth * words.size(), 0);
+        for (size_t index : by_docid) {
+            Xapian::docid docid = order[index].docid;
+            for (size_t word = 0; word < words.size(); ++word) {
+                Xapian::PostingIterator &posting = postings[word];
+                if (posting == postings_end) continue;
+                posting.skip_to(docid);
+                if (posting == postings_end || *posting != docid) continue;
+                wdfs[index * words.size() + word] = posting.get_wdf();
+            }
+        }
+
+        // Each candidate holding both words of a pair, with the most its pairs could add; the others' weights are final.
+        struct Candidate {
+            size_t index;
+            double most;
+        };
+        std::vector<Candidate> open;
+        for (size_t index : by_docid) {
+            double bound = wdf_bound(&wdfs[index * words.size()]);
+            if (bound > 0) open.push_back(Candidate{index, order[index].weight + bound});
+            else know(order[index].weight);
+        }
+        std::stable_sort(open.begin(), open.end(), [](const Candidate &left, const Candidate &right) { return left.most > right.most; });
+        for (const Candidate &candidate : open) {
+            if (below_page(candidate.most)) break;
+            reweigh(candidate.index, &wdfs[candidate.index * words.size()]);
+        }
     }
     // Equal weights keep the query's order (its rank), as Xapian orders them.
     std::sort(order.begin(), order.begin() + std::ptrdiff_t(depth), [](const cx_hit &left, const cx_hit &right) {
@@ -356,6 +392,23 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
     });
     for (size_t index = 0; index < depth; ++index) order[index].rank = Xapian::doccount(index);
     return order;
+}
+
+// The re-ranked page's hits and documents over the remote backend: each document is asked for through the match
+// set before the first is read, so that the requests travel together instead of one round trip per hit.
+void fetch_page(const Xapian::MSet &mset, const std::vector<cx_hit> &order, size_t offset, size_t end, cx_mset &result) {
+    // A match's place in the set, which the re-rank's sort replaced by its new rank.
+    std::unordered_map<Xapian::docid, Xapian::doccount> place;
+    for (Xapian::MSetIterator hit = mset.begin(); hit != mset.end(); ++hit) place.emplace(*hit, hit.get_rank());
+    std::vector<Xapian::MSetIterator> page;
+    for (size_t index = offset; index < order.size() && index < end; ++index) {
+        page.push_back(mset[place.at(order[index].docid)]);
+        mset.fetch(page.back());
+    }
+    for (size_t index = offset; index < order.size() && index < end; ++index) {
+        result.hits.push_back(order[index]);
+        result.data.push_back(page[index - offset].get_document().get_data());
+    }
 }
 
 // One attempt at the whole search; a DatabaseModifiedError anywhere in it makes the caller reopen and retry,
@@ -411,6 +464,9 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
     if (words.size() < 2 || options.offset >= proximity->depth) {
         // Past the re-ranked matches the order is the query's own: no positions to read.
         result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least, nullptr, deadline.get());
+        // Over the remote backend, every document of the page is asked for before the first is read, so that the
+        // requests travel together instead of one round trip per hit (locally, a prefetch hint is not worth it).
+        if (has_remote) result->mset.fetch();
         for (Xapian::MSetIterator hit = result->mset.begin(); hit != result->mset.end(); ++hit) {
             result->hits.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});
             result->data.push_back(hit.get_document().get_data());
@@ -421,10 +477,14 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
         uint32_t fetched = std::max(end, proximity->depth == UINT32_MAX ? UINT32_MAX : proximity->depth + 1);
         result->mset = enquire.get_mset(0, fetched, options.check_at_least, nullptr, deadline.get());
         cx_bm25_params params = options.bm25 != nullptr ? *options.bm25 : cx_bm25_default_params();
-        std::vector<cx_hit> order = reranked(db, result->mset, words, *proximity, params, end, result->reweighed);
-        for (size_t index = options.offset; index < order.size() && index < end; ++index) {
-            result->hits.push_back(order[index]);
-            result->data.push_back(db.get_document(order[index].docid).get_data());
+        std::vector<cx_hit> order = reranked(db, result->mset, words, *proximity, params, end, has_remote, result->reweighed);
+        if (has_remote) {
+            fetch_page(result->mset, order, options.offset, end, *result);
+        } else {
+            for (size_t index = options.offset; index < order.size() && index < end; ++index) {
+                result->hits.push_back(order[index]);
+                result->data.push_back(db.get_document(order[index].docid).get_data());
+            }
         }
     }
     if (options.explain) explain_hits(db, enquire, weighting(options.bm25), *result);
