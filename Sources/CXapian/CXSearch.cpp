@@ -170,8 +170,11 @@ public:
         length_factor_ = average > 0 ? 1 / average : 0;
     }
 
-    double idf(const std::string &term) const {
-        double frequency = double(db_.get_termfreq(term));
+    // `frequency_out`, when given, receives the term's frequency.
+    double idf(const std::string &term, Xapian::doccount *frequency_out = nullptr) const {
+        Xapian::doccount count = db_.get_termfreq(term);
+        if (frequency_out != nullptr) *frequency_out = count;
+        double frequency = double(count);
         double ratio = (documents_ - frequency + 0.5) / (frequency + 0.5);
         // BM25Weight's guard against the negative weights of terms in more than half of the documents.
         if (ratio < 2) ratio = ratio * 0.5 + 1;
@@ -227,10 +230,11 @@ bool near(const std::vector<Xapian::termpos> &left, const std::vector<Xapian::te
 // the page, nor can any after it. Those keep their base weight, below every weight of the page: the page is the one
 // every document re-weighed would give, weights bit for bit.
 //
-// Over the remote backend (`remote`) a posting list is not read forward: the server sends the whole list before the
-// first posting, so the common words of a query moved a share of the corpus per search and its cost grew with the
-// shards. There each candidate's wdfs come from its own term list instead (one round trip, the size of the
-// document), taken in base order, which is also the order of the highest possible weights (base weight plus every
+// Over the remote backend (`remote`) a posting list is not read forward: the server sends the whole list, one
+// message per posting, before the first is read, so the common words of a query moved a share of the corpus per
+// search and its cost grew with the shards. When the words' postings outnumber the terms of the candidates' term
+// lists, each candidate's wdfs come from its own term list instead (one round trip, about the document's length in
+// messages), taken in base order, which is also the order of the highest possible weights (base weight plus every
 // pair's idfs): once that stays below the `end`-th best weight known exactly, no candidate left can reach the page.
 // Same bounds, same arithmetic, so the same page as the local reading.
 std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, const std::vector<std::string> &words,
@@ -253,7 +257,8 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
     TermWeigher weigher(db, params);
     double share = proximity.weight / double(words.size() - 1);
     std::vector<double> idfs;
-    for (const std::string &word : words) idfs.push_back(weigher.idf(word));
+    std::vector<Xapian::doccount> frequencies(words.size());
+    for (size_t word = 0; word < words.size(); ++word) idfs.push_back(weigher.idf(words[word], &frequencies[word]));
     // The bounds hold for BM25's parameters in their ranges (BM25Weight refuses others); outside them, every
     // candidate is weighed.
     bool bounded = end < depth && params.k1 >= 0 && params.b >= 0 && params.b <= 1 && params.min_normlen >= 0 &&
@@ -320,7 +325,20 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
         ++reweighed;
     };
 
+    // Over the remote backend, each posting of a posting list and each term of a term list is a message of its own
+    // (Xapian 1.4's protocol), so the reading with fewer of them is taken: the words' postings, or the term lists
+    // of the candidates that may need weighing (about the average document length each).
+    bool by_term_lists = false;
     if (remote) {
+        double postings = 0;
+        for (Xapian::doccount frequency : frequencies) postings += double(frequency);
+        size_t candidates = 0;
+        for (size_t index = 0; index < depth; ++index) {
+            if (!bounded || order[index].weight + most >= page_floor) ++candidates;
+        }
+        by_term_lists = double(candidates) * db.get_avlength() < postings;
+    }
+    if (by_term_lists) {
         // The words in term order, so that each term list is read forward once.
         std::vector<size_t> by_term(words.size());
         for (size_t word = 0; word < words.size(); ++word) by_term[word] = word;

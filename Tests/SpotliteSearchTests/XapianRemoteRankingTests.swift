@@ -13,27 +13,36 @@ import Glibc
 /// and a server lost between or during searches must fail the search with a network error naming it.
 @Suite("Proximity re-ranking over remote databases", .serialized, .blockingWork)
 struct XapianRemoteRankingTests {
-    /// 400 documents of 4 to 19 words drawn from a small vocabulary (a fixed linear congruential sequence), so that
-    /// the query's words meet in many documents, near and far, with many different weights.
-    private static let texts: [String] = {
-        let vocabulary = ["heat", "transfer", "flow", "wall", "layer", "pressure", "wing", "plate", "surface", "model",
-                          "shock", "wave", "cone", "drag", "lift", "jet"]
+    /// `count` documents of `shortest` to `longest` words drawn from the first `vocabularySize` words of a small
+    /// vocabulary (a fixed linear congruential sequence), so that the query's words meet in many documents, near and
+    /// far, with many different weights.
+    private static func texts(count: Int, vocabularySize: Int, shortest: Int, longest: Int) -> [String] {
+        let vocabulary = Array(["heat", "transfer", "flow", "wall", "layer", "pressure", "wing", "plate", "surface", "model",
+                                "shock", "wave", "cone", "drag", "lift", "jet"].prefix(vocabularySize))
         var state: UInt64 = 42
         func next(_ bound: Int) -> Int {
             state = state &* 6364136223846793005 &+ 1442695040888963407
             return Int((state >> 33) % UInt64(bound))
         }
-        return (0..<400).map { _ in (0..<(4 + next(16))).map { _ in vocabulary[next(vocabulary.count)] }.joined(separator: " ") }
-    }()
+        return (0..<count).map { _ in
+            (0..<(shortest + next(longest - shortest + 1))).map { _ in vocabulary[next(vocabulary.count)] }.joined(separator: " ")
+        }
+    }
+
+    /// The two readings the remote re-rank chooses between: 400 documents of up to 19 words from 16 (the words'
+    /// postings are fewer than the candidates' terms: posting lists), and 3,000 documents of 4 to 6 words from 6
+    /// (far more postings than terms: term lists).
+    private static let corpora = [texts(count: 400, vocabularySize: 16, shortest: 4, longest: 19),
+                                  texts(count: 3000, vocabularySize: 6, shortest: 4, longest: 6)]
 
     private func remote(_ server: XapianTcpServer, timeout: Duration = .seconds(10)) -> XapianRemote {
         XapianRemote(host: "127.0.0.1", port: server.port, timeout: timeout, connectTimeout: timeout)
     }
 
-    /// Writes the documents, in the same order (so with the same document ids), to `writer`.
-    private func fill(_ writer: XapianWritableDatabase) throws {
+    /// Writes `texts`, in order (so with the same document ids wherever written), to `writer`.
+    private func fill(_ writer: XapianWritableDatabase, _ texts: [String] = corpora[0]) throws {
         let generator = try XapianTermGenerator()
-        for (id, text) in Self.texts.enumerated() {
+        for (id, text) in texts.enumerated() {
             let document = try XapianDocument()
             try generator.startDocument(document)
             try generator.indexText(text)
@@ -54,14 +63,17 @@ struct XapianRemoteRankingTests {
         return results.hits.map { (String(decoding: $0.data, as: UTF8.self), $0.weight) }
     }
 
-    @Test func everyPageOfARemoteDatabaseIsTheLocalOneBitForBit() throws {
+    @Test(arguments: [0, 1])
+    func everyPageOfARemoteDatabaseIsTheLocalOneBitForBit(corpus: Int) throws {
         let directory = try XapianTestDirectory()
         let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))
         defer { server.stop() }
-        try fill(XapianWritableDatabase(remote: remote(server)))
-        try fill(XapianWritableDatabase(path: directory.database("local")))
+        try fill(XapianWritableDatabase(remote: remote(server)), Self.corpora[corpus])
+        try fill(XapianWritableDatabase(path: directory.database("local")), Self.corpora[corpus])
         let served = try XapianDatabase(remote: remote(server)), local = try XapianDatabase(path: directory.database("local"))
-        for text in ["heat transfer", "wall layer pressure", "shock wave cone drag"] {
+        let queries = corpus == 0 ? ["heat transfer", "wall layer pressure", "shock wave cone drag"]
+                                  : ["heat transfer", "flow wall layer", "transfer heat pressure flow"]
+        for text in queries {
             for weight in [0.25, 1] {
                 // Pages inside the depth (bounded: the remote reading stops early), across it, and past it.
                 for (offset, limit) in [(0, 10), (0, 1), (3, 7), (20, 10), (90, 20), (99, 1), (120, 10), (0, 400)] {
