@@ -5,7 +5,6 @@
 #include <cmath>
 #include <functional>
 #include <memory>
-#include <unordered_map>
 
 namespace {
 
@@ -412,23 +411,6 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
     return order;
 }
 
-// The re-ranked page's hits and documents over the remote backend: each document is asked for through the match
-// set before the first is read, so that the requests travel together instead of one round trip per hit.
-void fetch_page(const Xapian::MSet &mset, const std::vector<cx_hit> &order, size_t offset, size_t end, cx_mset &result) {
-    // A match's place in the set, which the re-rank's sort replaced by its new rank.
-    std::unordered_map<Xapian::docid, Xapian::doccount> place;
-    for (Xapian::MSetIterator hit = mset.begin(); hit != mset.end(); ++hit) place.emplace(*hit, hit.get_rank());
-    std::vector<Xapian::MSetIterator> page;
-    for (size_t index = offset; index < order.size() && index < end; ++index) {
-        page.push_back(mset[place.at(order[index].docid)]);
-        mset.fetch(page.back());
-    }
-    for (size_t index = offset; index < order.size() && index < end; ++index) {
-        result.hits.push_back(order[index]);
-        result.data.push_back(page[index - offset].get_document().get_data());
-    }
-}
-
 // One attempt at the whole search; a DatabaseModifiedError anywhere in it makes the caller reopen and retry,
 // so every read from the database (documents included) happens here.
 std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &query, const cx_search_options &options,
@@ -482,9 +464,6 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
     if (words.size() < 2 || options.offset >= proximity->depth) {
         // Past the re-ranked matches the order is the query's own: no positions to read.
         result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least, nullptr, deadline.get());
-        // Over the remote backend, every document of the page is asked for before the first is read, so that the
-        // requests travel together instead of one round trip per hit (locally, a prefetch hint is not worth it).
-        if (has_remote) result->mset.fetch();
         for (Xapian::MSetIterator hit = result->mset.begin(); hit != result->mset.end(); ++hit) {
             result->hits.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});
             result->data.push_back(hit.get_document().get_data());
@@ -496,13 +475,9 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
         result->mset = enquire.get_mset(0, fetched, options.check_at_least, nullptr, deadline.get());
         cx_bm25_params params = options.bm25 != nullptr ? *options.bm25 : cx_bm25_default_params();
         std::vector<cx_hit> order = reranked(db, result->mset, words, *proximity, params, end, has_remote, result->reweighed);
-        if (has_remote) {
-            fetch_page(result->mset, order, options.offset, end, *result);
-        } else {
-            for (size_t index = options.offset; index < order.size() && index < end; ++index) {
-                result->hits.push_back(order[index]);
-                result->data.push_back(db.get_document(order[index].docid).get_data());
-            }
+        for (size_t index = options.offset; index < order.size() && index < end; ++index) {
+            result->hits.push_back(order[index]);
+            result->data.push_back(db.get_document(order[index].docid).get_data());
         }
     }
     if (options.explain) explain_hits(db, enquire, weighting(options.bm25), *result);
