@@ -232,10 +232,11 @@ bool near(const std::vector<Xapian::termpos> &left, const std::vector<Xapian::te
 // Over the remote backend (`remote`) a posting list is not read forward: the server sends the whole list, one
 // message per posting, before the first is read, so the common words of a query moved a share of the corpus per
 // search and its cost grew with the shards. When the words' postings outnumber the terms of the candidates' term
-// lists, each candidate's wdfs come from its own term list instead (one round trip, about the document's length in
-// messages), taken in base order, which is also the order of the highest possible weights (base weight plus every
-// pair's idfs): once that stays below the `end`-th best weight known exactly, no candidate left can reach the page.
-// Same bounds, same arithmetic, so the same page as the local reading.
+// lists, the candidates are taken in base order instead, which is also the order of the highest possible weights
+// (base weight plus every pair's idfs): once that stays below the `end`-th best weight known exactly, no candidate
+// left can reach the page. Each has its words' positions read (a round trip and a few messages a word), and only one
+// where a pair is near has its term list read for the wdfs (a round trip, about the document's length in messages).
+// Every candidate read is weighed exactly, so the page is the same as the local reading's, bit for bit.
 std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, const std::vector<std::string> &words,
                              const cx_proximity_options &proximity, const cx_bm25_params &params, size_t end,
                              bool remote, size_t &reweighed) {
@@ -294,10 +295,10 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
     };
     std::vector<std::vector<Xapian::termpos>> positions(words.size());
     std::vector<bool> read(words.size());
-    // The candidate at `index` re-weighed from its words' positions.
-    auto reweigh = [&](size_t index, const Xapian::termcount *wdf) {
+    // The candidate at `index` re-weighed from its words' positions (read here unless `positions_read`).
+    auto reweigh = [&](size_t index, const Xapian::termcount *wdf, bool positions_read) {
         Xapian::docid docid = order[index].docid;
-        std::fill(read.begin(), read.end(), false);
+        std::fill(read.begin(), read.end(), positions_read);
         // Read only when a pair is near: the document length is a lookup of its own.
         Xapian::termcount length = 0;
         bool length_read = false;
@@ -346,20 +347,28 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
         for (size_t index = 0; index < depth; ++index) {
             double highest = order[index].weight + most;
             if ((bounded && highest < page_floor) || below_page(highest)) break;
+            // Positions first, a few messages a word: only a document where some pair is near needs its term list.
+            Xapian::docid docid = order[index].docid;
+            for (size_t word = 0; word < words.size(); ++word) {
+                positions[word].assign(db.positionlist_begin(docid, words[word]), db.positionlist_end(docid, words[word]));
+            }
+            bool some_near = false;
+            for (size_t pair = 0; pair + 1 < words.size() && !some_near; ++pair) {
+                some_near = near(positions[pair], positions[pair + 1], proximity.window);
+            }
+            if (!some_near) {
+                know(order[index].weight);
+                continue;
+            }
             std::fill(wdf.begin(), wdf.end(), 0);
-            Xapian::TermIterator term = db.termlist_begin(order[index].docid);
-            const Xapian::TermIterator terms_end = db.termlist_end(order[index].docid);
+            Xapian::TermIterator term = db.termlist_begin(docid);
+            const Xapian::TermIterator terms_end = db.termlist_end(docid);
             for (size_t word : by_term) {
                 term.skip_to(words[word]);
                 if (term == terms_end) break;
                 if (*term == words[word]) wdf[word] = term.get_wdf();
             }
-            double bound = wdf_bound(wdf.data());
-            if (bound == 0) {
-                know(order[index].weight);
-            } else if (!below_page(order[index].weight + bound)) {
-                reweigh(index, wdf.data());
-            }
+            reweigh(index, wdf.data(), true);
         }
     } else {
         // The candidates in document order, so that each word's posting list is read forward once for the wdfs.
@@ -400,7 +409,7 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
         std::stable_sort(open.begin(), open.end(), [](const Candidate &left, const Candidate &right) { return left.most > right.most; });
         for (const Candidate &candidate : open) {
             if (below_page(candidate.most)) break;
-            reweigh(candidate.index, &wdfs[candidate.index * words.size()]);
+            reweigh(candidate.index, &wdfs[candidate.index * words.size()], false);
         }
     }
     // Equal weights keep the query's order (its rank), as Xapian orders them.
