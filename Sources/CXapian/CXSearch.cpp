@@ -326,8 +326,8 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
     };
 
     // Over the remote backend, each posting of a posting list and each term of a term list is a message of its own
-    // (Xapian 1.4's protocol), so the reading with fewer of them is taken: the words' postings, or the term lists
-    // of the candidates that may need weighing (about the average document length each).
+    // (Xapian 1.4's protocol), so the reading with fewer of them is taken: the words' postings, or at most one term
+    // list (about the average document length) for each candidate that may need weighing.
     bool by_term_lists = false;
     if (remote) {
         double postings = 0;
