@@ -243,6 +243,10 @@ void document_data(Database &db, const std::string &unique_term, bool *found, ch
     if (found != nullptr) *found = exists;
 }
 
+/// Takes the spelling words a document recorded in value `slot` (cx_writable_database_write_document_spelling) out
+/// of the spelling table; nothing for a document without a record.
+void remove_recorded_spelling(Xapian::WritableDatabase &db, Xapian::docid docid, Xapian::valueno slot);
+
 } // namespace cx
 
 #endif

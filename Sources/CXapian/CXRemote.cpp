@@ -90,7 +90,8 @@ bool cx_writable_database_get_uuid(cx_writable_database *db, char **out, size_t 
 }
 
 bool cx_writable_database_sweep_prefix(cx_writable_database *db, const char *prefix, size_t prefix_len,
-                                       const char *keep, size_t keep_len, uint32_t *swept, cx_error **err) noexcept {
+                                       const char *keep, size_t keep_len, uint32_t spelling_slot, uint32_t *swept,
+                                       cx_error **err) noexcept {
     if (swept != nullptr) *swept = 0;
     return cx::guard(err, false, [&] {
         cx::require_open(db);
@@ -105,7 +106,18 @@ bool cx_writable_database_sweep_prefix(cx_writable_database *db, const char *pre
         for (Xapian::TermIterator term = db->db.allterms_begin(start); term != db->db.allterms_end(start); ++term) {
             if (*term != kept) stale.push_back(*term);
         }
-        for (const std::string &term : stale) db->db.delete_document(term);
+        for (const std::string &term : stale) {
+            if (spelling_slot != CX_NO_SPELLING_RECORD) {
+                // Read before anything of this term is deleted; a document already deleted under an earlier term is
+                // no longer listed, so none is taken out twice.
+                std::vector<Xapian::docid> documents;
+                for (auto posting = db->db.postlist_begin(term); posting != db->db.postlist_end(term); ++posting) {
+                    documents.push_back(*posting);
+                }
+                for (Xapian::docid document : documents) cx::remove_recorded_spelling(db->db, document, spelling_slot);
+            }
+            db->db.delete_document(term);
+        }
         if (swept != nullptr) *swept = static_cast<uint32_t>(stale.size());
         return true;
     }, loses_batch);

@@ -169,6 +169,10 @@ Record recorded(Xapian::WritableDatabase &db, const std::string &unique, Xapian:
 
 } // namespace
 
+void cx::remove_recorded_spelling(Xapian::WritableDatabase &db, Xapian::docid docid, Xapian::valueno slot) {
+    apply_difference(db, decode_record(db.get_document(docid).get_value(slot)).words, {});
+}
+
 extern "C" {
 
 cx_spelling_words *cx_spelling_words_new(cx_error **err) noexcept {

@@ -84,4 +84,46 @@ struct IndexerSpellingTests {
         try await indexer.update()
         #expect(try Self.spellings(sandbox).isEmpty)
     }
+
+    /// The spelling tables of shards placed at local paths, summed.
+    static func spellings(at paths: [String]) throws -> [String: Int] {
+        var total: [String: Int] = [:]
+        for path in paths {
+            for (word, frequency) in try XapianDatabase(path: path).spellings() { total[word, default: 0] += frequency }
+        }
+        return total
+    }
+
+    @Test("shards placed at local paths: the sweep of a rebuild in place and an index deletion take the words out")
+    func placedShardsSweepTheirWords() async throws {
+        let places = try XapianTestDirectory()
+        let paths = [places.database("a"), places.database("b")]
+        let sandbox = try IndexerSandbox(top: "shards = [\"\(paths[0])\", \"\(paths[1])\"]")
+        let reference = try IndexerSandbox(top: "shards = 2")
+        var packages = ShardedIndexTests.generatedPackages(count: 60)
+        packages[0].summary += " wombat"
+        packages[1].description += " wombat wombat"
+        for target in [sandbox, reference] {
+            try target.write(packages)
+            try await target.makeIndexer().update()
+        }
+        #expect(try Self.spellings(at: paths) == Self.spellings(reference))
+        #expect(try Self.spellings(at: paths)["wombat"] == 3)
+
+        // Rows deleted while the index is rebuilt in place: their documents are swept, and so are their words.
+        for target in [sandbox, reference] { try target.delete(packages[0..<12].map(\.name)) }
+        try await reference.makeIndexer().update()
+        let rebuilt = try await sandbox.makeIndexer().rebuild()
+        #expect(rebuilt.rebuilt && rebuilt.indexed == 48)
+        let afterSweep = try Self.spellings(at: paths)
+        #expect(afterSweep["wombat"] == nil)
+        #expect(afterSweep == (try Self.spellings(reference)))
+
+        // Deleting the index empties the placed shards of the words too; the next build starts from nothing.
+        let deletion = try await sandbox.makeIndexer().deleteIndex()
+        #expect(deletion.documentsDeleted == 48)
+        #expect(try Self.spellings(at: paths).isEmpty)
+        try await sandbox.makeIndexer().update()
+        #expect(try Self.spellings(at: paths) == Self.spellings(reference))
+    }
 }

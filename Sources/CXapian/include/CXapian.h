@@ -360,12 +360,18 @@ bool cx_database_get_uuid(cx_database *db, char **out, size_t *out_len, cx_error
 bool cx_writable_database_get_uuid(cx_writable_database *db, char **out, size_t *out_len,
                                    cx_error **err) CX_NOEXCEPT;
 
+/** The `spelling_slot` of cx_writable_database_sweep_prefix for documents that keep no record of spelling words. */
+#define CX_NO_SPELLING_RECORD 0xFFFFFFFFu
+
 /** Deletes every document indexed by a term starting with `prefix`, except those indexed by `keep` (which starts
  *  with `prefix`): the sweep after a rebuild that tagged each document it wrote with `keep`. The terms are listed
- *  first, then deleted; `*swept` (when not NULL) receives how many terms were swept. An empty prefix or a `keep`
- *  without the prefix is rejected before anything changes; failures inside Xapian have batch_lost set. */
+ *  first, then deleted; `*swept` (when not NULL) receives how many terms were swept. When `spelling_slot` is not
+ *  CX_NO_SPELLING_RECORD, the spelling words each swept document recorded in that value slot (see
+ *  cx_writable_database_write_document_spelling) are first taken out of the spelling table, as
+ *  cx_writable_database_delete_document_spelling does for one document. An empty prefix or a `keep` without the
+ *  prefix is rejected before anything changes; failures inside Xapian have batch_lost set. */
 bool cx_writable_database_sweep_prefix(cx_writable_database *db, const char *prefix, size_t prefix_len,
-                                       const char *keep, size_t keep_len, uint32_t *swept,
+                                       const char *keep, size_t keep_len, uint32_t spelling_slot, uint32_t *swept,
                                        cx_error **err) CX_NOEXCEPT;
 
 /* MARK: - Documents */

@@ -218,7 +218,10 @@ final class ShardWriter: @unchecked Sendable {
     func commit(metadata: [(key: String, value: String)], checkpoint: IndexCheckpoint, sweepKeeping: String? = nil) {
         let metadata = (metadata + IndexMetadata.entries(for: checkpoint)).map { [$0.key, $0.value] }
         submit { [self] context in
-            if let sweepKeeping { try context.writer.sweep(prefix: ShardMap.tagPrefix, keeping: sweepKeeping) }
+            if let sweepKeeping {
+                try context.writer.sweep(prefix: ShardMap.tagPrefix, keeping: sweepKeeping,
+                                         spellingSlot: context.builder.spellingWords != nil ? DocumentBuilder.recordSlot : nil)
+            }
             for pair in metadata { try context.writer.setMetadata(pair[1], forKey: pair[0]) }
             try context.writer.commit()
             unflushed = 0

@@ -99,14 +99,18 @@ extension XapianWritableDatabase {
 
     /// Deletes every document indexed by a term starting with `prefix` except those indexed by `keep`; returns how
     /// many terms were swept.
+    /// - Parameter spellingSlot: the value slot where each document recorded the spelling words it fed (see
+    ///   ``writeDocument(uniqueTerm:document:spellingWords:slot:fresh:)``): they are taken out of the spelling data
+    ///   with the document. Nil where documents keep no record (a remote shard's).
     /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
     @discardableResult
-    package func sweep(prefix: String, keeping keep: String) throws -> Int {
+    package func sweep(prefix: String, keeping keep: String, spellingSlot: UInt32? = nil) throws -> Int {
         try XapianBytes.with(prefix) { prefixPointer, prefixLength in
             try XapianBytes.with(keep) { keepPointer, keepLength in
                 var swept: UInt32 = 0
                 _ = try xapianCall {
-                    cx_writable_database_sweep_prefix(handle, prefixPointer, prefixLength, keepPointer, keepLength, &swept, $0)
+                    cx_writable_database_sweep_prefix(handle, prefixPointer, prefixLength, keepPointer, keepLength,
+                                                      spellingSlot ?? CX_NO_SPELLING_RECORD, &swept, $0)
                 }
                 return Int(swept)
             }
