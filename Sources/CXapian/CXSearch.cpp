@@ -169,8 +169,11 @@ public:
         length_factor_ = average > 0 ? 1 / average : 0;
     }
 
-    double idf(const std::string &term) const {
-        double frequency = double(db_.get_termfreq(term));
+    // `frequency_out`, when given, receives the term's frequency.
+    double idf(const std::string &term, Xapian::doccount *frequency_out = nullptr) const {
+        Xapian::doccount count = db_.get_termfreq(term);
+        if (frequency_out != nullptr) *frequency_out = count;
+        double frequency = double(count);
         double ratio = (documents_ - frequency + 0.5) / (frequency + 0.5);
         // BM25Weight's guard against the negative weights of terms in more than half of the documents.
         if (ratio < 2) ratio = ratio * 0.5 + 1;
@@ -225,9 +228,18 @@ bool near(const std::vector<Xapian::termpos> &left, const std::vector<Xapian::te
 // highest such bound down, a document whose bound stays below the `end`-th best weight known exactly cannot reach
 // the page, nor can any after it. Those keep their base weight, below every weight of the page: the page is the one
 // every document re-weighed would give, weights bit for bit.
+//
+// Over the remote backend (`remote`) a posting list is not read forward: the server sends the whole list, one
+// message per posting, before the first is read, so the common words of a query moved a share of the corpus per
+// search and its cost grew with the shards. When the words' postings outnumber the terms of the candidates' term
+// lists, the candidates are taken in base order instead, which is also the order of the highest possible weights
+// (base weight plus every pair's idfs): once that stays below the `end`-th best weight known exactly, no candidate
+// left can reach the page. Each has its words' positions read (a round trip and a few messages a word), and only one
+// where a pair is near has its term list read for the wdfs (a round trip, about the document's length in messages).
+// Every candidate read is weighed exactly, so the page is the same as the local reading's, bit for bit.
 std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, const std::vector<std::string> &words,
                              const cx_proximity_options &proximity, const cx_bm25_params &params, size_t end,
-                             size_t &reweighed) {
+                             bool remote, size_t &reweighed) {
     std::vector<cx_hit> order;
     order.reserve(base.size());
     for (Xapian::MSetIterator hit = base.begin(); hit != base.end(); ++hit) {
@@ -245,7 +257,8 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
     TermWeigher weigher(db, params);
     double share = proximity.weight / double(words.size() - 1);
     std::vector<double> idfs;
-    for (const std::string &word : words) idfs.push_back(weigher.idf(word));
+    std::vector<Xapian::doccount> frequencies(words.size());
+    for (size_t word = 0; word < words.size(); ++word) idfs.push_back(weigher.idf(words[word], &frequencies[word]));
     // The bounds hold for BM25's parameters in their ranges (BM25Weight refuses others); outside them, every
     // candidate is weighed.
     bool bounded = end < depth && params.k1 >= 0 && params.b >= 0 && params.b <= 1 && params.min_normlen >= 0 &&
@@ -256,47 +269,7 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
     double most = 0;
     for (size_t pair = 0; pair + 1 < words.size(); ++pair) most += share * (idfs[pair] + idfs[pair + 1]);
 
-    // The candidates in document order, so that each word's posting list is read forward once for the wdfs.
-    std::vector<size_t> by_docid;
-    by_docid.reserve(depth);
-    for (size_t index = 0; index < depth; ++index) {
-        if (bounded && order[index].weight + most < page_floor) continue;
-        by_docid.push_back(index);
-    }
-    std::sort(by_docid.begin(), by_docid.end(),
-              [&](size_t left, size_t right) { return order[left].docid < order[right].docid; });
-    std::vector<Xapian::PostingIterator> postings;
-    for (const std::string &word : words) postings.push_back(db.postlist_begin(word));
-    const Xapian::PostingIterator postings_end;
-    std::vector<Xapian::termcount> wdfs(depth * words.size(), 0);
-    for (size_t index : by_docid) {
-        Xapian::docid docid = order[index].docid;
-        for (size_t word = 0; word < words.size(); ++word) {
-            Xapian::PostingIterator &posting = postings[word];
-            if (posting == postings_end) continue;
-            posting.skip_to(docid);
-            if (posting == postings_end || *posting != docid) continue;
-            wdfs[index * words.size() + word] = posting.get_wdf();
-        }
-    }
-
-    // Each candidate holding both words of a pair, with the most its pairs could add; the others' weights are final.
-    struct Candidate {
-        size_t index;
-        double most;
-    };
-    std::vector<Candidate> open;
-    for (size_t index : by_docid) {
-        const Xapian::termcount *wdf = &wdfs[index * words.size()];
-        double bound = 0;
-        for (size_t pair = 0; pair + 1 < words.size(); ++pair) {
-            if (wdf[pair] == 0 || wdf[pair + 1] == 0) continue;
-            bound += share * (weigher.bound(idfs[pair], wdf[pair]) + weigher.bound(idfs[pair + 1], wdf[pair + 1]));
-        }
-        if (bound > 0) open.push_back(Candidate{index, order[index].weight + bound});
-    }
-    std::stable_sort(open.begin(), open.end(), [](const Candidate &left, const Candidate &right) { return left.most > right.most; });
-    // The `end` best weights known exactly so far (a min-heap): candidates left out of `open` keep their base weight.
+    // The `end` best weights known exactly so far (a min-heap): candidates never opened keep their base weight.
     std::vector<double> best;
     auto know = [&](double weight) {
         if (!bounded) return;
@@ -309,22 +282,23 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
             std::push_heap(best.begin(), best.end(), std::greater<double>());
         }
     };
-    if (bounded) {
-        std::vector<bool> is_open(depth, false);
-        for (const Candidate &candidate : open) is_open[candidate.index] = true;
-        for (size_t index : by_docid) {
-            if (!is_open[index]) know(order[index].weight);
+    // Whether `weight` is below the `end`-th best weight known exactly: a candidate that can weigh no more is out.
+    auto below_page = [&](double weight) { return bounded && best.size() == end && weight < best.front(); };
+    // The most the pairs of the candidate with these wdfs can add (0: no pair in the document).
+    auto wdf_bound = [&](const Xapian::termcount *wdf) {
+        double bound = 0;
+        for (size_t pair = 0; pair + 1 < words.size(); ++pair) {
+            if (wdf[pair] == 0 || wdf[pair + 1] == 0) continue;
+            bound += share * (weigher.bound(idfs[pair], wdf[pair]) + weigher.bound(idfs[pair + 1], wdf[pair + 1]));
         }
-    }
-
+        return bound;
+    };
     std::vector<std::vector<Xapian::termpos>> positions(words.size());
     std::vector<bool> read(words.size());
-    for (const Candidate &candidate : open) {
-        if (bounded && best.size() == end && candidate.most < best.front()) break;
-        size_t index = candidate.index;
+    // The candidate at `index` re-weighed from its words' positions (read here unless `positions_read`).
+    auto reweigh = [&](size_t index, const Xapian::termcount *wdf, bool positions_read) {
         Xapian::docid docid = order[index].docid;
-        const Xapian::termcount *wdf = &wdfs[index * words.size()];
-        std::fill(read.begin(), read.end(), false);
+        std::fill(read.begin(), read.end(), positions_read);
         // Read only when a pair is near: the document length is a lookup of its own.
         Xapian::termcount length = 0;
         bool length_read = false;
@@ -349,6 +323,94 @@ std::vector<cx_hit> reranked(Xapian::Database &db, const Xapian::MSet &base, con
         order[index].weight += boost;
         know(order[index].weight);
         ++reweighed;
+    };
+
+    // Over the remote backend, each posting of a posting list and each term of a term list is a message of its own
+    // (Xapian 1.4's protocol), so the reading with fewer of them is taken: the words' postings, or at most one term
+    // list (about the average document length) for each candidate that may need weighing.
+    bool by_term_lists = false;
+    if (remote) {
+        double postings = 0;
+        for (Xapian::doccount frequency : frequencies) postings += double(frequency);
+        size_t candidates = 0;
+        for (size_t index = 0; index < depth; ++index) {
+            if (!bounded || order[index].weight + most >= page_floor) ++candidates;
+        }
+        by_term_lists = double(candidates) * db.get_avlength() < postings;
+    }
+    if (by_term_lists) {
+        // The words in term order, so that each term list is read forward once.
+        std::vector<size_t> by_term(words.size());
+        for (size_t word = 0; word < words.size(); ++word) by_term[word] = word;
+        std::sort(by_term.begin(), by_term.end(), [&](size_t left, size_t right) { return words[left] < words[right]; });
+        std::vector<Xapian::termcount> wdf(words.size());
+        for (size_t index = 0; index < depth; ++index) {
+            double highest = order[index].weight + most;
+            if ((bounded && highest < page_floor) || below_page(highest)) break;
+            // Positions first, a few messages a word: only a document where some pair is near needs its term list.
+            Xapian::docid docid = order[index].docid;
+            for (size_t word = 0; word < words.size(); ++word) {
+                positions[word].assign(db.positionlist_begin(docid, words[word]), db.positionlist_end(docid, words[word]));
+            }
+            bool some_near = false;
+            for (size_t pair = 0; pair + 1 < words.size() && !some_near; ++pair) {
+                some_near = near(positions[pair], positions[pair + 1], proximity.window);
+            }
+            if (!some_near) {
+                know(order[index].weight);
+                continue;
+            }
+            std::fill(wdf.begin(), wdf.end(), 0);
+            Xapian::TermIterator term = db.termlist_begin(docid);
+            const Xapian::TermIterator terms_end = db.termlist_end(docid);
+            for (size_t word : by_term) {
+                term.skip_to(words[word]);
+                if (term == terms_end) break;
+                if (*term == words[word]) wdf[word] = term.get_wdf();
+            }
+            reweigh(index, wdf.data(), true);
+        }
+    } else {
+        // The candidates in document order, so that each word's posting list is read forward once for the wdfs.
+        std::vector<size_t> by_docid;
+        by_docid.reserve(depth);
+        for (size_t index = 0; index < depth; ++index) {
+            if (bounded && order[index].weight + most < page_floor) continue;
+            by_docid.push_back(index);
+        }
+        std::sort(by_docid.begin(), by_docid.end(),
+                  [&](size_t left, size_t right) { return order[left].docid < order[right].docid; });
+        std::vector<Xapian::PostingIterator> postings;
+        for (const std::string &word : words) postings.push_back(db.postlist_begin(word));
+        const Xapian::PostingIterator postings_end;
+        std::vector<Xapian::termcount> wdfs(depth * words.size(), 0);
+        for (size_t index : by_docid) {
+            Xapian::docid docid = order[index].docid;
+            for (size_t word = 0; word < words.size(); ++word) {
+                Xapian::PostingIterator &posting = postings[word];
+                if (posting == postings_end) continue;
+                posting.skip_to(docid);
+                if (posting == postings_end || *posting != docid) continue;
+                wdfs[index * words.size() + word] = posting.get_wdf();
+            }
+        }
+
+        // Each candidate holding both words of a pair, with the most its pairs could add; the others' weights are final.
+        struct Candidate {
+            size_t index;
+            double most;
+        };
+        std::vector<Candidate> open;
+        for (size_t index : by_docid) {
+            double bound = wdf_bound(&wdfs[index * words.size()]);
+            if (bound > 0) open.push_back(Candidate{index, order[index].weight + bound});
+            else know(order[index].weight);
+        }
+        std::stable_sort(open.begin(), open.end(), [](const Candidate &left, const Candidate &right) { return left.most > right.most; });
+        for (const Candidate &candidate : open) {
+            if (below_page(candidate.most)) break;
+            reweigh(candidate.index, &wdfs[candidate.index * words.size()], false);
+        }
     }
     // Equal weights keep the query's order (its rank), as Xapian orders them.
     std::sort(order.begin(), order.begin() + std::ptrdiff_t(depth), [](const cx_hit &left, const cx_hit &right) {
@@ -421,7 +483,7 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
         uint32_t fetched = std::max(end, proximity->depth == UINT32_MAX ? UINT32_MAX : proximity->depth + 1);
         result->mset = enquire.get_mset(0, fetched, options.check_at_least, nullptr, deadline.get());
         cx_bm25_params params = options.bm25 != nullptr ? *options.bm25 : cx_bm25_default_params();
-        std::vector<cx_hit> order = reranked(db, result->mset, words, *proximity, params, end, result->reweighed);
+        std::vector<cx_hit> order = reranked(db, result->mset, words, *proximity, params, end, has_remote, result->reweighed);
         for (size_t index = options.offset; index < order.size() && index < end; ++index) {
             result->hits.push_back(order[index]);
             result->data.push_back(db.get_document(order[index].docid).get_data());

@@ -299,6 +299,68 @@ struct BenchmarkInterruptTests {
         try interrupt(with: SIGINT, givenWorkDirectory: true)
     }
 
+    @Test("SIGTERM during replica-freshness: its replication server's session does not survive, exit 143, scratch removed")
+    func replicaFreshnessTerminated() throws {
+        try interruptReplicaFreshness(with: SIGTERM, keep: false)
+    }
+
+    @Test("SIGINT during replica-freshness with --keep: its replication server's session does not survive, exit 130, scratch kept and named")
+    func replicaFreshnessInterruptedKeepingTheScratchDirectory() throws {
+        try interruptReplicaFreshness(with: SIGINT, keep: true)
+    }
+
+    private func interruptReplicaFreshness(with signal: Int32, keep: Bool) throws {
+        let directory = try BenchScratchDirectory()
+        let temporary = directory.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        // Far more commits than the test waits for: the signal always arrives while the server serves.
+        let bench = try ChildProcess(
+            executable: try BenchExecutable.location().path,
+            arguments: ["replica-freshness", "--records", "50", "--commits", "100000", "--intervals", "0.1"] + (keep ? ["--keep"] : []),
+            environment: ["TMPDIR": temporary], output: .file(directory.path("out")), error: .file(directory.path("err")),
+            newProcessGroup: true)
+        var sessions: Set<pid_t> = []
+        defer {
+            bench.killGroup(SIGKILL)
+            bench.waitForExit()
+            for survivor in ReliabilityTests.InterruptTests.survivors(sessions: sessions, group: bench.pid) {
+                kill(survivor.pid, SIGKILL)
+            }
+        }
+
+        let deadline = ContinuousClock.now + .seconds(180)
+        var announcement: Substring?
+        while announcement == nil {
+            announcement = bench.standardErrorText.split(separator: "\n").first { $0.contains("replication server started: ") }
+            if announcement != nil { break }
+            try #require(bench.poll() == nil, "the run ended before its server started: \(bench.standardErrorText)")
+            try #require(ContinuousClock.now < deadline, "no server announcement within 180 s: \(bench.standardErrorText)")
+            usleep(20_000)
+        }
+        sessions = Set(announcement!.components(separatedBy: "(session ").dropFirst().compactMap { pid_t($0.prefix { $0.isNumber }) })
+        try #require(sessions.count == 1, "one server session in: \(announcement!)")
+        #expect(!ReliabilityTests.InterruptTests.survivors(sessions: sessions, group: -1).isEmpty, "the server runs before the signal")
+        let made = try FileManager.default.contentsOfDirectory(atPath: temporary).first { $0.hasPrefix("spotlite-replica-bench-") }
+        let scratch = temporary + "/" + (try #require(made, "no scratch directory under \(temporary)"))
+
+        bench.kill(signal)
+        let ended = bench.wait(timeout: bench.elapsed + 60)
+        let stderr = bench.standardErrorText
+        #expect(!ended.timedOut, "the run did not exit within 60 s of the signal: \(stderr)")
+        #expect(ended.exitStatus == 128 + signal, "exit status \(ended): \(stderr)")
+        let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
+        #expect(stderr.contains("spotlite-bench: interrupted by \(name); stopped the "), "\(stderr)")
+        let survivors = ReliabilityTests.InterruptTests.survivors(sessions: sessions, group: bench.pid)
+        #expect(survivors.isEmpty, "still running after the run exited: \(survivors.map { "\($0.pid) \($0.name)" })")
+        if keep {
+            #expect(stderr.contains("its scratch directory is kept at \(scratch)"), "\(stderr)")
+            #expect(FileManager.default.fileExists(atPath: scratch + "/spotlite.toml"))
+        } else {
+            #expect(stderr.contains("removed its scratch directory \(scratch)"), "\(stderr)")
+            #expect(!FileManager.default.fileExists(atPath: scratch))
+        }
+    }
+
     private func interrupt(with signal: Int32, givenWorkDirectory: Bool) throws {
         let directory = try BenchScratchDirectory()
         let corpus = try BenchTinyCorpus.write(records: 300, to: directory.path("tiny.jsonl"))

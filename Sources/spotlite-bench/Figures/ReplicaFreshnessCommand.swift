@@ -52,9 +52,17 @@ struct ReplicaFreshnessCommand: AsyncParsableCommand {
         guard commits >= 1, records >= 1, !intervalList.isEmpty, intervalList.allSatisfy({ $0 >= 0.05 }) else {
             throw BenchError("--commits and --records must be at least 1, --intervals a list of seconds of at least 0.05")
         }
+        // SIGINT or SIGTERM stops the replication server (and anything else listed in SpawnedProcesses) and removes
+        // the scratch directory (or names it, with --keep).
+        HarnessInterruption.install(program: "spotlite-bench")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-replica-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-        defer { if !keep { try? FileManager.default.removeItem(atPath: scratch) } }
+        HarnessInterruption.enter(workspace: scratch, keep: keep, noun: "scratch directory")
+        defer {
+            HarnessInterruption.holdIfInterrupted()
+            HarnessInterruption.leave()
+            if !keep { try? FileManager.default.removeItem(atPath: scratch) }
+        }
         let configurationPath = scratch + "/spotlite.toml"
         try Data("""
             store = "store.sqlite"
@@ -84,8 +92,10 @@ struct ReplicaFreshnessCommand: AsyncParsableCommand {
         _ = try await SpotliteIndexer(store: store, configuration: configuration).update()
         let port = try self.port ?? Self.freePort()
         let server = ReplicationServer(indexPath: configuration.indexPath, address: ReplicationAddress(host: "127.0.0.1", port: port))
-        try server.start()
-        defer { server.stop() }
+        let session = try server.startListed()
+        defer { server.stopListed(session: session) }
+        // Names the session, so that a harness (or a person) can check that none outlives the run.
+        FileHandle.standardError.write(Data("replication server started: \(server.address) (session \(session))\n".utf8))
         ReplicationServer.enableChangesets(forIndexAt: configuration.indexPath)
         let indexer = try SpotliteIndexer(store: store, configuration: configuration)
         let shards = server.published?.shards ?? 1

@@ -1,0 +1,114 @@
+import Foundation
+import SpotliteTooling
+import SpotliteTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@testable import SpotliteSearch
+
+/// The proximity re-rank over the remote backend, which reads each candidate's term list instead of the words'
+/// posting lists (a remote posting list comes whole from the server): every page must be the local database's,
+/// and a server lost between or during searches must fail the search with a network error naming it.
+@Suite("Proximity re-ranking over remote databases", .serialized, .blockingWork)
+struct XapianRemoteRankingTests {
+    /// `count` documents of `shortest` to `longest` words drawn from the first `vocabularySize` words of a small
+    /// vocabulary (a fixed linear congruential sequence), so that the query's words meet in many documents, near and
+    /// far, with many different weights.
+    private static func texts(count: Int, vocabularySize: Int, shortest: Int, longest: Int) -> [String] {
+        let vocabulary = Array(["heat", "transfer", "flow", "wall", "layer", "pressure", "wing", "plate", "surface", "model",
+                                "shock", "wave", "cone", "drag", "lift", "jet"].prefix(vocabularySize))
+        var state: UInt64 = 42
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        return (0..<count).map { _ in
+            (0..<(shortest + next(longest - shortest + 1))).map { _ in vocabulary[next(vocabulary.count)] }.joined(separator: " ")
+        }
+    }
+
+    /// The two readings the remote re-rank chooses between: 400 documents of up to 19 words from 16 (the words'
+    /// postings are fewer than the candidates' terms: posting lists), and 3,000 documents of 4 to 6 words from 6
+    /// (far more postings than terms: term lists).
+    private static let corpora = [texts(count: 400, vocabularySize: 16, shortest: 4, longest: 19),
+                                  texts(count: 3000, vocabularySize: 6, shortest: 4, longest: 6)]
+
+    private func remote(_ server: XapianTcpServer, timeout: Duration = .seconds(10)) -> XapianRemote {
+        XapianRemote(host: "127.0.0.1", port: server.port, timeout: timeout, connectTimeout: timeout)
+    }
+
+    /// Writes `texts`, in order (so with the same document ids wherever written), to `writer`.
+    private func fill(_ writer: XapianWritableDatabase, _ texts: [String] = corpora[0]) throws {
+        let generator = try XapianTermGenerator()
+        for (id, text) in texts.enumerated() {
+            let document = try XapianDocument()
+            try generator.startDocument(document)
+            try generator.indexText(text)
+            try document.setData("d\(id)")
+            _ = try writer.replaceDocument(uniqueTerm: "Qd\(id)", document: document)
+        }
+        try writer.commit()
+    }
+
+    /// A page of `text` boosted by proximity (window 4, depth 100): each hit's data and weight.
+    private func page(_ db: XapianDatabase, _ text: String, weight: Double, offset: Int, limit: Int) throws -> [(String, Double)] {
+        let parser = try XapianQueryParser()
+        let query = try parser.parse(text)
+        try parser.setStemmingStrategy(.none)
+        let words = try parser.parse(text)
+        let results = try db.search(query, offset: offset, limit: limit,
+                                    proximity: XapianProximity(words: words, window: 4, weight: weight, depth: 100))
+        return results.hits.map { (String(decoding: $0.data, as: UTF8.self), $0.weight) }
+    }
+
+    @Test(arguments: [0, 1])
+    func everyPageOfARemoteDatabaseIsTheLocalOneBitForBit(corpus: Int) throws {
+        let directory = try XapianTestDirectory()
+        let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))
+        defer { server.stop() }
+        try fill(XapianWritableDatabase(remote: remote(server)), Self.corpora[corpus])
+        try fill(XapianWritableDatabase(path: directory.database("local")), Self.corpora[corpus])
+        let served = try XapianDatabase(remote: remote(server)), local = try XapianDatabase(path: directory.database("local"))
+        let queries = corpus == 0 ? ["heat transfer", "wall layer pressure", "shock wave cone drag"]
+                                  : ["heat transfer", "flow wall layer", "transfer heat pressure flow"]
+        for text in queries {
+            for weight in [0.25, 1] {
+                // Pages inside the depth (bounded: the remote reading stops early), across it, and past it.
+                for (offset, limit) in [(0, 10), (0, 1), (3, 7), (20, 10), (90, 20), (99, 1), (120, 10), (0, 400)] {
+                    let expected = try page(local, text, weight: weight, offset: offset, limit: limit)
+                    let got = try page(served, text, weight: weight, offset: offset, limit: limit)
+                    #expect(!expected.isEmpty, "\(text) page \(offset)+\(limit)")
+                    #expect(got.map(\.0) == expected.map(\.0), "\(text) weight \(weight) page \(offset)+\(limit)")
+                    // Bit for bit: the same bounds and the same arithmetic on the same numbers.
+                    #expect(got.map(\.1) == expected.map(\.1), "\(text) weight \(weight) page \(offset)+\(limit)")
+                }
+            }
+        }
+    }
+
+    @Test func aServerGoneBetweenSearchesOrHungDuringOneFailsTheSearchNamingIt() throws {
+        let directory = try XapianTestDirectory()
+        let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))
+        defer { server.stop() }
+        try fill(XapianWritableDatabase(remote: remote(server)))
+
+        // Hung: the connection stays open and nothing answers, so the operation timeout ends the search.
+        let hung = try XapianDatabase(remote: remote(server, timeout: .milliseconds(300)))
+        #expect(try page(hung, "heat transfer", weight: 1, offset: 0, limit: 10).count == 10)
+        server.signal(SIGSTOP)
+        let timedOut = #expect(throws: XapianError.self) { _ = try page(hung, "wall layer pressure", weight: 1, offset: 0, limit: 10) }
+        server.signal(SIGCONT)
+        #expect(timedOut?.code == .networkTimeout, "\(String(describing: timedOut))")
+        #expect(timedOut?.message.contains(server.hostAndPort) == true, "\(String(describing: timedOut))")
+
+        // Gone: the connection a search reads from is closed under it.
+        let open = try XapianDatabase(remote: remote(server))
+        #expect(try page(open, "heat transfer", weight: 1, offset: 0, limit: 10).count == 10)
+        server.stop()
+        let closed = #expect(throws: XapianError.self) { _ = try page(open, "shock wave cone drag", weight: 1, offset: 0, limit: 10) }
+        #expect(closed?.code == .network, "\(String(describing: closed))")
+        #expect(closed?.message.contains(server.hostAndPort) == true, "\(String(describing: closed))")
+    }
+}
