@@ -98,4 +98,52 @@ struct CommandBatchSearchTests {
         try FileManager.default.createDirectory(atPath: tool.path("folder"), withIntermediateDirectories: true)
         expectOneLineError(try tool.run(["search", "--queries", "folder"]), mentioning: ["folder", "directory"])
     }
+
+    @Test("--jobs: queries run at once answer exactly as one at a time, in the order of the lines")
+    func jobs() throws {
+        let tool = try Self.indexedTool()
+        defer { tool.remove() }
+        // Hits, a spelling correction, nothing found, repeated: more lines than one batch holds.
+        let lines = (0..<600).map { ["xapian", "sqlite editor", "raster graphics", "xapain", "zzzunknown", "gimp"][$0 % 6] }
+        try tool.write(lines.joined(separator: "\n") + "\n", to: "many.txt")
+        for format in [["--json"], []] {
+            let one = try tool.run(["search", "--queries", "many.txt", "--jobs", "1"] + format)
+            #expect(one.status == 0, "\(one.stderr)")
+            for jobs in ["2", "5"] {
+                let several = try tool.run(["search", "--queries", "many.txt", "--jobs", jobs] + format)
+                #expect(several.status == 0, "\(several.stderr)")
+                // Human output says how long each search took; JSON does not.
+                if format.isEmpty {
+                    func withoutTimes(_ text: String) -> String {
+                        text.replacing(/\ in [0-9.,]+ *[mµ]?s\./, with: "")
+                    }
+                    #expect(withoutTimes(several.stdout) == withoutTimes(one.stdout), "--jobs \(jobs)")
+                } else {
+                    #expect(several.stdout == one.stdout, "--jobs \(jobs), byte for byte")
+                }
+            }
+        }
+    }
+
+    @Test("--jobs: a query that cannot be run stops the batch with its line number, after the answers before it")
+    func jobsFailure() throws {
+        let tool = try Self.indexedTool()
+        defer { tool.remove() }
+        let lines = (0..<50).map { $0 == 37 ? "editor AND" : ["xapian", "gimp", "sqlite"][$0 % 3] }
+        try tool.write(lines.joined(separator: "\n") + "\n", to: "queries.txt")
+        let result = try tool.run(["search", "--queries", "queries.txt", "--json", "--jobs", "4"])
+        expectOneLineError(result, mentioning: ["line 38"])
+        #expect(try result.jsonLines().map { ($0 as? [String: Any])?["query"] as? String } == Array(lines[..<37]),
+                "the answers before the failing line, in order, and none after")
+    }
+
+    @Test("--jobs out of range or without --queries is a usage error")
+    func jobsUsage() throws {
+        let tool = try Self.indexedTool()
+        defer { tool.remove() }
+        try tool.write("xapian\n", to: "queries.txt")
+        expectOneLineError(try tool.run(["search", "--queries", "queries.txt", "--jobs", "0"]), mentioning: ["--jobs", "1"])
+        expectOneLineError(try tool.run(["search", "--queries", "queries.txt", "--jobs", "65"]), mentioning: ["--jobs", "64"])
+        expectOneLineError(try tool.run(["search", "xapian", "--jobs", "2"]), mentioning: ["--jobs", "--queries"])
+    }
 }

@@ -137,7 +137,7 @@ struct RelevanceLever: Codable {
         variants.append(("configured − proximity", withoutProximity))
         if let proximity = configured.proximity {
             // Depth 1,000 re-ranks every match these runs score: the ranking of the boost applied to every match.
-            for depth in [20, 1000] where depth != proximity.depth {
+            for depth in [20, 100, 1000] where depth != proximity.depth {
                 var deeper = configured
                 deeper.proximity?.depth = depth
                 variants.append(("configured, proximity re-ranking the best \(depth)", deeper))

@@ -50,6 +50,9 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Run one query per line of FILE (- for stdin); with --json, one JSON line per query.", valueName: "file"))
     var queries: String?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --queries, how many queries run at once (1 to 64; default: one per core, up to 4). Answers keep the order of the lines.", valueName: "n"))
+    var jobs: Int?
+
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(
         "Re-rank with words of the best matches (pseudo-relevance feedback), whatever the query's length; --no-expand never does (default: the configuration's [search] expand, for queries of 5 words or more)."))
     var expand: Bool?
@@ -71,6 +74,10 @@ struct SearchCommand: AsyncParsableCommand {
                               hint: "; page through more hits with --offset")
         try OptionRange.check(offset, in: OptionRange.searchOffset, option: "--offset")
         try OptionRange.check(facetValues, in: OptionRange.facetValues, option: "--facet-values")
+        if let jobs {
+            try OptionRange.check(jobs, in: OptionRange.searchJobs, option: "--jobs")
+            if queries == nil { throw ValidationError("--jobs runs the queries of --queries FILE at once; give --queries FILE, or leave --jobs out") }
+        }
         if queries == nil && words.isEmpty && filters.isEmpty && entities.isEmpty {
             throw ValidationError("give a query (e.g. `spotlite search xapian`), a --filter, or --queries FILE")
         }
@@ -83,8 +90,10 @@ struct SearchCommand: AsyncParsableCommand {
         // the master's machine, and a store found here would not be the one the index was built from.
         let isReplica = ReplicaFollower.replicaSource(at: environment.configuration.indexPath) != nil
         let store = isReplica ? nil : try environment.openStoreForReading()
-        let searcher = try IndexSearcher(configuration: environment.configuration, store: store,
-                                         allowsPartialResults: allowPartial)
+        func makeSearcher() throws -> IndexSearcher {
+            try IndexSearcher(configuration: environment.configuration, store: store, allowsPartialResults: allowPartial)
+        }
+        let searcher = try makeSearcher()
         let parsedFilters = try filters.map(SearchFilter.init(parsing:))
         let highlight = !json && Terminal.usesColor
         let expansion: SearchRequest.Expansion
@@ -104,7 +113,9 @@ struct SearchCommand: AsyncParsableCommand {
                           expansion: expansion, explains: explain)
         }
         if let queries {
-            try runBatch(queries, search: { try searcher.search(request($0)) })
+            // Each searcher holds its own open databases: the extra ones are opened only for a batch.
+            let pool = SearcherPool(searchers: try [searcher] + (1..<(jobs ?? SearcherPool.defaultCount)).map { _ in try makeSearcher() })
+            try runBatch(queries, pool: pool, request: request)
             return
         }
         let results = try searcher.search(request(words.joined(separator: " ")))
@@ -119,44 +130,63 @@ struct SearchCommand: AsyncParsableCommand {
         if results.total == 0 { Self.exitNothingFound() }
     }
 
-    /// One query per line of `path` (`-`: standard input), each answered as it is read: the searcher (its
-    /// databases, its parser) is opened once for the batch, and answers are written in large pieces, flushed
+    /// One query per line of `path` (`-`: standard input), answered in the order of the lines. The searchers
+    /// (their databases, their parsers) are opened once for the batch; the lines read so far are answered together,
+    /// on the pool's searchers at once, before the input is read again; answers are written in large pieces, flushed
     /// whenever the input makes us wait, so a program feeding queries through a pipe gets each answer promptly.
-    private func runBatch(_ path: String, search: (String) throws -> SearchResults) throws {
+    private func runBatch(_ path: String, pool: SearcherPool, request: (String) -> SearchRequest) throws {
         let reader = try LineReader(path: path)
         let output = OutputBuffer()
         defer { output.flush() }
         reader.beforeWaiting = { output.flush() }
         var foundAny = false
         var number = 0
-        while let bytes = try reader.nextLine() {
+        // Lines read but not answered yet, with their line numbers.
+        var waiting: [(number: Int, query: String)] = []
+        func answerWaiting() throws {
+            let outcomes = pool.search(waiting.map { request($0.query) })
+            for (line, outcome) in zip(waiting, outcomes) {
+                let results: SearchResults
+                do {
+                    results = try outcome.get()
+                    Self.warnIfPartial(results)
+                } catch let error as SearchError {
+                    throw CommandFailure(message: "line \(line.number) of \(path): \(error.commandLineDescription)")
+                }
+                if results.total > 0 { foundAny = true }
+                if json {
+                    output.write { results.appendJSON(to: &$0); $0.append(UInt8(ascii: "\n")) }
+                } else {
+                    output.append(render(results))
+                    output.append("\n\n")
+                }
+            }
+            waiting.removeAll(keepingCapacity: true)
+        }
+        while true {
+            // Answer before the input may make us wait (or when enough lines are waiting, to bound memory).
+            if !waiting.isEmpty && (!reader.hasBufferedLine || waiting.count >= Self.batchLines) { try answerWaiting() }
+            guard let bytes = try reader.nextLine() else { break }
             number += 1
             guard let line = String(validating: bytes, as: UTF8.self) else {
+                try answerWaiting()
                 throw CommandFailure(message: "line \(number) of \(path) is not UTF-8 text; convert the file (e.g. with iconv)")
             }
             let query = line.trimmingCharacters(in: .whitespaces)
             if query.isEmpty { continue }
-            let results: SearchResults
-            do {
-                results = try search(query)
-                Self.warnIfPartial(results)
-            } catch let error as SearchError {
-                throw CommandFailure(message: "line \(number) of \(path): \(error.commandLineDescription)")
-            }
-            if results.total > 0 { foundAny = true }
-            if json {
-                output.write { results.appendJSON(to: &$0); $0.append(UInt8(ascii: "\n")) }
-            } else {
-                output.append(render(results))
-                output.append("\n\n")
-            }
+            waiting.append((number, query))
         }
+        try answerWaiting()
         // Not in a defer: exiting there would swallow the error of a later line, unprinted.
         if !foundAny {
             output.flush()
             Self.exitNothingFound()
         }
     }
+
+    /// The most lines of `--queries` answered together: enough to keep every searcher busy, few enough that the
+    /// answers waiting to be written stay small.
+    static let batchLines = 256
 
     /// One line on stderr for an answer that left unreachable shards out (`--allow-partial`).
     static func warnIfPartial(_ results: SearchResults) {

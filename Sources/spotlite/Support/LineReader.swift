@@ -42,6 +42,11 @@ final class LineReader {
         if ownsDescriptor { close(descriptor) }
     }
 
+    /// Whether ``nextLine()`` can return a line without reading (and so without waiting for the input).
+    var hasBufferedLine: Bool {
+        buffer[start...].contains(UInt8(ascii: "\n")) || (atEnd && start < buffer.count)
+    }
+
     /// The next line's bytes without its line ending (`\n` or `\r\n`), or nil at the end of the input.
     func nextLine() throws -> ArraySlice<UInt8>? {
         while true {

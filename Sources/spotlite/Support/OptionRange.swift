@@ -12,6 +12,8 @@ enum OptionRange {
     static let searchLimit = 0...10_000
     /// Hits skipped per search: Xapian ranks offset + limit matches to return one page.
     static let searchOffset = 0...1_000_000
+    /// Queries of `search --queries` run at once: each holds its own open index.
+    static let searchJobs = 1...64
     /// Values shown per facet by `search` (0: all).
     static let facetValues = 0...100_000
     /// Lines `init` reads to guess the fields.

@@ -20,7 +20,7 @@ package enum Expectation {
     package static let bm25K1 = "a number ≥ 0, e.g. 1.0 (BM25's k1)"
     package static let bm25B = "a number from 0 to 1, e.g. 0.5 (BM25's b)"
     package static let stemming = "\"some\" (words starting with a lower-case letter) or \"all\""
-    package static let proximity = "true, false or { window = 10, weight = 0.25, depth = 100 }"
+    package static let proximity = "true, false or { window = 10, weight = 0.25, depth = 50 }"
     package static let proximityWindow = "an integer ≥ 2 (word positions)"
     package static let expand = "true, false or { documents = 5, terms = 20, weight = 0.5, min_words = 5 }"
     package static let positiveWeight = "a number > 0"

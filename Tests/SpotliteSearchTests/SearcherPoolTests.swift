@@ -1,0 +1,71 @@
+import Foundation
+import SpotliteTestSupport
+import Testing
+@testable import SpotliteSearch
+import Spotlite
+
+/// A pool of searchers answers a batch at once, each request exactly as one searcher alone would.
+@Suite("Searcher pool", .blockingWork)
+struct SearcherPoolTests {
+    static func withoutTime(_ results: SearchResults) -> SearchResults {
+        var results = results
+        results.seconds = 0
+        return results
+    }
+
+    @Test("a batch answered by several searchers equals each request searched alone, in order")
+    func sameAnswers() async throws {
+        let fixture = try await SearchFixture()
+        let pool = try SearcherPool(count: 3) {
+            try IndexSearcher(configuration: fixture.sandbox.configuration, store: fixture.sandbox.store)
+        }
+        #expect(pool.searchers.count == 3)
+        let texts = ["editor", "text editor", "relational database", "editr", "zzzunknown", "vim OR nano", "picture"]
+        let requests = (0..<70).map { index in
+            SearchRequest(texts[index % texts.count], limit: 1 + index % 4, snippet: SnippetOptions(length: 80))
+        }
+        let outcomes = pool.search(requests)
+        #expect(outcomes.count == requests.count)
+        for (request, outcome) in zip(requests, outcomes) {
+            let alone = try fixture.searcher.search(request)
+            #expect(Self.withoutTime(try outcome.get()) == Self.withoutTime(alone), "\(request.query)")
+        }
+        #expect(pool.search([]).isEmpty)
+    }
+
+    @Test("a request that fails gives its error at its place; the others are answered")
+    func failureInPlace() async throws {
+        let fixture = try await SearchFixture()
+        let pool = try SearcherPool(count: 2) {
+            try IndexSearcher(configuration: fixture.sandbox.configuration, store: fixture.sandbox.store)
+        }
+        let texts = ["editor", "editor AND", "vim", "unknownfield:word OR", "nano"]
+        let outcomes = pool.search(texts.map { SearchRequest($0) })
+        #expect(outcomes.count == texts.count)
+        for (text, outcome) in zip(texts, outcomes) {
+            switch outcome {
+            case .success(let results):
+                #expect(!text.hasSuffix(" OR") && !text.hasSuffix(" AND"), "\(text) should have failed")
+                #expect(results.query == text)
+                #expect(!results.hits.isEmpty, "\(text)")
+            case .failure(let error):
+                guard case SearchError.invalidQuery(let query, _) = error else {
+                    Issue.record("\(text): \(error)")
+                    continue
+                }
+                #expect(query == text)
+            }
+        }
+    }
+
+    @Test("without an index, each request of the batch fails with the missing index")
+    func missingIndex() throws {
+        let sandbox = try IndexerSandbox()  // nothing indexed yet
+        let pool = SearcherPool(searchers: [try IndexSearcher(configuration: sandbox.configuration, store: sandbox.store)])
+        let outcomes = pool.search([SearchRequest("editor"), SearchRequest("vim")])
+        #expect(outcomes.count == 2)
+        for outcome in outcomes {
+            #expect(throws: SearchError.indexMissing(path: sandbox.indexPath)) { try outcome.get() }
+        }
+    }
+}
