@@ -22,6 +22,11 @@ public enum HarnessInterruption {
 
     private static let state = Mutex(State())
     private static let signalled = Atomic<Bool>(false)
+    /// Threads of the harness's work parked by ``holdIfInterrupted()``: once the work is parked, it writes nothing
+    /// more into the scratch directory.
+    private static let parked = Atomic<Int>(0)
+    /// How long the clean-up waits for the work to park before removing the scratch directory anyway.
+    private static let parkingWait = Duration.seconds(5)
 
     /// Starts listening for SIGINT and SIGTERM (once; later calls do nothing); `program` begins the line printed.
     public static func install(program: String) {
@@ -59,6 +64,7 @@ public enum HarnessInterruption {
     /// stopped).
     public static func holdIfInterrupted() {
         guard isInterrupted else { return }
+        parked.add(1, ordering: .releasing)
         while true { sleep(60) }
     }
 
@@ -72,19 +78,25 @@ public enum HarnessInterruption {
             if workspace.keep {
                 message += "; its \(workspace.noun) is kept at \(workspace.root)"
             } else {
-                // The work's thread may still add a file or two: a few tries.
+                // The work runs on until it parks (its processes are stopped, so it soon fails and does): a file it
+                // wrote after the removal would bring the directory back. Removed once the work is parked, or after
+                // `parkingWait`, and again while it reappears.
+                let deadline = ContinuousClock.now + parkingWait
+                while parked.load(ordering: .acquiring) == 0 && ContinuousClock.now < deadline { usleep(10_000) }
                 var failure: (any Error)?
-                for _ in 0..<3 {
+                for attempt in 0..<5 {
+                    if attempt > 0 { usleep(50_000) }
                     do {
                         try FileManager.default.removeItem(atPath: workspace.root)
                         failure = nil
-                        break
                     } catch {
                         failure = error
                     }
+                    if !FileManager.default.fileExists(atPath: workspace.root) { break }
                 }
-                if let failure, FileManager.default.fileExists(atPath: workspace.root) {
-                    message += "; its \(workspace.noun) \(workspace.root) could not be removed (\(failure.localizedDescription)): remove it by hand"
+                if FileManager.default.fileExists(atPath: workspace.root) {
+                    let why = failure?.localizedDescription ?? "its work kept writing into it"
+                    message += "; its \(workspace.noun) \(workspace.root) could not be removed (\(why)): remove it by hand"
                 } else {
                     message += "; removed its \(workspace.noun) \(workspace.root)"
                 }
