@@ -26,7 +26,7 @@ public enum HarnessInterruption {
     /// more into the scratch directory.
     private static let parked = Atomic<Int>(0)
     /// How long the clean-up waits for the work to park before removing the scratch directory anyway.
-    private static let parkingWait = Duration.seconds(5)
+    private static let parkingWait = Duration.seconds(2)
 
     /// Starts listening for SIGINT and SIGTERM (once; later calls do nothing); `program` begins the line printed.
     public static func install(program: String) {

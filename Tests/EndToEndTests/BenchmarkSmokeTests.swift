@@ -309,6 +309,31 @@ struct BenchmarkInterruptTests {
         try interruptReplicaFreshness(with: SIGINT, keep: true)
     }
 
+    /// Whatever a test's outcome, nothing of it outlives it: the run's process group, and the server sessions it named.
+    private static func stopEverything(of bench: ChildProcess, sessions: Set<pid_t>) {
+        bench.killGroup(SIGKILL)
+        bench.waitForExit()
+        for survivor in ReliabilityTests.InterruptTests.survivors(sessions: sessions, group: bench.pid) {
+            kill(survivor.pid, SIGKILL)
+        }
+    }
+
+    /// The one server session named ("(session N") on the line of the run's stderr containing `marker`, waited for
+    /// (bounded: a debug build on a loaded machine is slow).
+    private static func announcedSession(of bench: ChildProcess, marker: String) throws -> Set<pid_t> {
+        let deadline = ContinuousClock.now + .seconds(180)
+        while true {
+            if let line = bench.standardErrorText.split(separator: "\n").first(where: { $0.contains(marker) }) {
+                let sessions = Set(line.components(separatedBy: "(session ").dropFirst().compactMap { pid_t($0.prefix { $0.isNumber }) })
+                try #require(sessions.count == 1, "one server session in: \(line)")
+                return sessions
+            }
+            try #require(bench.poll() == nil, "the run ended before its server started: \(bench.standardErrorText)")
+            try #require(ContinuousClock.now < deadline, "no server announcement within 180 s: \(bench.standardErrorText)")
+            usleep(20_000)
+        }
+    }
+
     private func interruptReplicaFreshness(with signal: Int32, keep: Bool) throws {
         let directory = try BenchScratchDirectory()
         let temporary = directory.path("tmp")
@@ -320,25 +345,8 @@ struct BenchmarkInterruptTests {
             environment: ["TMPDIR": temporary], output: .file(directory.path("out")), error: .file(directory.path("err")),
             newProcessGroup: true)
         var sessions: Set<pid_t> = []
-        defer {
-            bench.killGroup(SIGKILL)
-            bench.waitForExit()
-            for survivor in ReliabilityTests.InterruptTests.survivors(sessions: sessions, group: bench.pid) {
-                kill(survivor.pid, SIGKILL)
-            }
-        }
-
-        let deadline = ContinuousClock.now + .seconds(180)
-        var announcement: Substring?
-        while announcement == nil {
-            announcement = bench.standardErrorText.split(separator: "\n").first { $0.contains("replication server started: ") }
-            if announcement != nil { break }
-            try #require(bench.poll() == nil, "the run ended before its server started: \(bench.standardErrorText)")
-            try #require(ContinuousClock.now < deadline, "no server announcement within 180 s: \(bench.standardErrorText)")
-            usleep(20_000)
-        }
-        sessions = Set(announcement!.components(separatedBy: "(session ").dropFirst().compactMap { pid_t($0.prefix { $0.isNumber }) })
-        try #require(sessions.count == 1, "one server session in: \(announcement!)")
+        defer { Self.stopEverything(of: bench, sessions: sessions) }
+        sessions = try Self.announcedSession(of: bench, marker: "replication server started: ")
         #expect(!ReliabilityTests.InterruptTests.survivors(sessions: sessions, group: -1).isEmpty, "the server runs before the signal")
         let made = try FileManager.default.contentsOfDirectory(atPath: temporary).first { $0.hasPrefix("spotlite-replica-bench-") }
         let scratch = temporary + "/" + (try #require(made, "no scratch directory under \(temporary)"))
@@ -375,27 +383,9 @@ struct BenchmarkInterruptTests {
             environment: ["TMPDIR": temporary], output: .file(directory.path("out")), error: .file(directory.path("err")),
             newProcessGroup: true)
         var sessions: Set<pid_t> = []
-        defer {
-            // Whatever the outcome, nothing of this test outlives it.
-            bench.killGroup(SIGKILL)
-            bench.waitForExit()
-            for survivor in ReliabilityTests.InterruptTests.survivors(sessions: sessions, group: bench.pid) {
-                kill(survivor.pid, SIGKILL)
-            }
-        }
-
-        // Until the figure says its first server runs (bounded: a debug build on a loaded machine is slow).
-        let deadline = ContinuousClock.now + .seconds(180)
-        var announcement: Substring?
-        while announcement == nil {
-            announcement = bench.standardErrorText.split(separator: "\n").first { $0.contains("shard server started: ") }
-            if announcement != nil { break }
-            try #require(bench.poll() == nil, "the run ended before its server started: \(bench.standardErrorText)")
-            try #require(ContinuousClock.now < deadline, "no server announcement within 180 s: \(bench.standardErrorText)")
-            usleep(20_000)
-        }
-        sessions = Set(announcement!.components(separatedBy: "(session ").dropFirst().compactMap { pid_t($0.prefix { $0.isNumber }) })
-        try #require(sessions.count == 1, "one server session in: \(announcement!)")
+        defer { Self.stopEverything(of: bench, sessions: sessions) }
+        // Until the figure says its first server runs.
+        sessions = try Self.announcedSession(of: bench, marker: "shard server started: ")
         #expect(!ReliabilityTests.InterruptTests.survivors(sessions: sessions, group: -1).isEmpty, "the server runs before the signal")
         var work = given
         if !givenWorkDirectory {

@@ -113,6 +113,8 @@ struct ReplicaFreshnessCommand: AsyncParsableCommand {
             let done = DispatchSemaphore(value: 0)
             Thread {
                 while !log.stop.load(ordering: .relaxed) {
+                    // Interrupted: parked here, so that the clean-up's removal of the scratch directory holds.
+                    HarnessInterruption.holdIfInterrupted()
                     do {
                         let round = try follower.followOnce()
                         log.rounds.withLock { $0.append(round) }
@@ -125,6 +127,7 @@ struct ReplicaFreshnessCommand: AsyncParsableCommand {
             }.start()
             var latencies: [Double] = []
             for _ in 0..<commits {
+                HarnessInterruption.holdIfInterrupted()
                 probe += 1
                 let word = "probe\(probe)x\(UInt32.random(in: 0...UInt32.max))"
                 try store.write(author: "bench", context: "probe") { db in
@@ -136,6 +139,7 @@ struct ReplicaFreshnessCommand: AsyncParsableCommand {
                 let deadline = committed + 30_000_000_000
                 var found = false
                 while Stopwatch.nanoseconds() < deadline {
+                    HarnessInterruption.holdIfInterrupted()
                     let searcher = try IndexSearcher(configuration: configuration, indexPath: replicaPath)
                     let request = SearchRequest(word, limit: 1, snippet: SnippetOptions(length: 0), correctsSpelling: false)
                     if (try? searcher.search(request).hits.first?.key.description) == "p\(probe)" {
