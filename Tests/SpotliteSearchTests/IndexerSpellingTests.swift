@@ -10,12 +10,7 @@ import Spotlite
 struct IndexerSpellingTests {
     /// The spelling table of the live index, summed over its shards.
     static func spellings(_ sandbox: IndexerSandbox) throws -> [String: Int] {
-        let layout = try #require(try sandbox.liveLayout)
-        var total: [String: Int] = [:]
-        for path in layout.shardPaths {
-            for (word, frequency) in try XapianDatabase(path: path).spellings() { total[word, default: 0] += frequency }
-        }
-        return total
+        try spellings(at: try #require(try sandbox.liveLayout).shardPaths)
     }
 
     @Test("repeated updates and deletes leave every word's frequency equal to a rebuild's")

@@ -68,6 +68,13 @@ struct ShardLayout: Sendable, Equatable {
     /// Whether the shards live at configured locations (rebuilt in place, by generation tag and sweep).
     var isPlaced: Bool { locations != nil }
 
+    /// Whether shard `shard` keeps spelling data, each document recording the words it fed (every local shard; a
+    /// remote one keeps none: Xapian 1.4 cannot read a remote database's spelling table, and each word would cost a
+    /// message to the server).
+    func recordsSpelling(_ shard: Int) -> Bool {
+        locations?[shard].isRemote != true
+    }
+
     /// How errors name shard `shard`: `HOST:PORT` of a remote one, else its path.
     func shardName(_ shard: Int) -> String {
         locations.map { $0[shard].name } ?? shardPath(shard)

@@ -57,8 +57,7 @@ final class ShardWriter: @unchecked Sendable {
     /// - Parameters:
     ///   - tagTerm: a term added to every document written (a placed shard's generation tag).
     ///   - recordsSpelling: feed the spelling table, and record in each document the words it fed, so that replacing
-    ///     or deleting it takes them out again (off for remote shards: Xapian 1.4 cannot read a remote database's
-    ///     spelling table, and each word would cost a message to the server).
+    ///     or deleting it takes them out again (``ShardLayout/recordsSpelling(_:)``: off for remote shards).
     ///   - flushThreshold: documents written out at a time (a rebuild's); nil leaves it to Xapian.
     ///   - listsDocuments: list the shard's documents before the first replacing write, then replace them by id
     ///     (a rebuild in place, which writes every document: see ``write(_:fresh:)``); only where the shard keeps no
@@ -106,6 +105,9 @@ final class ShardWriter: @unchecked Sendable {
         let builder: DocumentBuilder
         let writeHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
         let tagTerm: String?
+
+        /// Where this shard's documents record their spelling words; nil when it keeps no spelling data.
+        var spellingSlot: UInt32? { builder.spellingWords != nil ? DocumentBuilder.recordSlot : nil }
 
         /// Builds one record's document, with the generation tag, and shows it to the write hook.
         func build(_ record: ShardRecord) throws -> (idTerm: String, document: XapianDocument) {
@@ -200,8 +202,8 @@ final class ShardWriter: @unchecked Sendable {
         guard !idTerms.isEmpty else { return }
         submit { [self] context in
             for term in idTerms {
-                if context.builder.spellingWords != nil {
-                    try context.writer.deleteDocument(uniqueTerm: term, spellingSlot: DocumentBuilder.recordSlot)
+                if let slot = context.spellingSlot {
+                    try context.writer.deleteDocument(uniqueTerm: term, spellingSlot: slot)
                 } else {
                     try context.writer.deleteDocument(uniqueTerm: term)
                 }
@@ -219,8 +221,7 @@ final class ShardWriter: @unchecked Sendable {
         let metadata = (metadata + IndexMetadata.entries(for: checkpoint)).map { [$0.key, $0.value] }
         submit { [self] context in
             if let sweepKeeping {
-                try context.writer.sweep(prefix: ShardMap.tagPrefix, keeping: sweepKeeping,
-                                         spellingSlot: context.builder.spellingWords != nil ? DocumentBuilder.recordSlot : nil)
+                try context.writer.sweep(prefix: ShardMap.tagPrefix, keeping: sweepKeeping, spellingSlot: context.spellingSlot)
             }
             for pair in metadata { try context.writer.setMetadata(pair[1], forKey: pair[0]) }
             try context.writer.commit()

@@ -29,7 +29,7 @@ final class ShardWriterSet {
             writers.append(try ShardWriter(
                 shard: shard, name: layout.shardName(shard),
                 open: { try layout.openWriter(shard, action: action, noSync: noSync, checkIdentity: checkIdentity) },
-                tagTerm: tagTerm, recordsSpelling: layout.locations?[shard].isRemote != true, schema: schema,
+                tagTerm: tagTerm, recordsSpelling: layout.recordsSpelling(shard), schema: schema,
                 flushThreshold: flushThreshold, listsDocuments: listsDocuments, writeHook: writeHook,
                 commitHook: commitHook))
         }

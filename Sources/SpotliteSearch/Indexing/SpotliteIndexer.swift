@@ -230,10 +230,8 @@ public actor SpotliteIndexer {
         for (shard, writer) in writers.enumerated() {
             do {
                 let before = try writer.documentCount()
-                // A local shard's documents recorded their spelling words (ShardWriterSet): they go with them.
-                let recordsSpelling = layout.locations?[shard].isRemote != true
                 try writer.sweep(prefix: ShardMap.tagPrefix, keeping: ShardMap.tagPrefix,
-                                 spellingSlot: recordsSpelling ? DocumentBuilder.recordSlot : nil)
+                                 spellingSlot: layout.recordsSpelling(shard) ? DocumentBuilder.recordSlot : nil)
                 for key in IndexMetadata.allKeys { try writer.setMetadata("", forKey: key) }
                 try writer.commit()
                 deleted += before - (try writer.documentCount())
