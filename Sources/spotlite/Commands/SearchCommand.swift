@@ -78,6 +78,9 @@ struct SearchCommand: AsyncParsableCommand {
             try OptionRange.check(jobs, in: OptionRange.searchJobs, option: "--jobs")
             if queries == nil { throw ValidationError("--jobs runs the queries of --queries FILE at once; give --queries FILE, or leave --jobs out") }
         }
+        if let queries, !words.isEmpty {
+            throw ValidationError("--queries \(queries) runs the queries of that file, one a line, and would ignore \(words.joined(separator: " ").debugDescription); give either a query or --queries FILE")
+        }
         if queries == nil && words.isEmpty && filters.isEmpty && entities.isEmpty {
             throw ValidationError("give a query (e.g. `spotlite search xapian`), a --filter, or --queries FILE")
         }
