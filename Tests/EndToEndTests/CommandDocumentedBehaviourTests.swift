@@ -79,6 +79,15 @@ struct CommandDocumentedBehaviourTests {
                 "\(human.stdout)")
     }
 
+    /// A page past the last hit used to print only "About 2 results in …", as if the hits had been left out.
+    @Test func aPagePastTheLastHitSaysSo() throws {
+        let tool = try indexedTool()
+        defer { tool.remove() }
+        let output = try tool.run(["search", "database", "--offset", "50"])
+        #expect(output.status == 0, "the search matched: \(output.stderr)")
+        #expect(output.stdout.contains("(none shown: --offset 50 is past the last)"), "\(output.stdout)")
+    }
+
     /// Usage errors point at the help of the command given, with one piece of punctuation before the advice.
     @Test func usageErrorsPointAtTheCommandsHelp() throws {
         let tool = try CommandLineTool()

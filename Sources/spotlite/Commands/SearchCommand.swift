@@ -253,7 +253,17 @@ struct SearchCommand: AsyncParsableCommand {
             }
             lines.append("\(Terminal.strong(field)): " + (counts.isEmpty ? "no values" : counts.joined(separator: ", ")))
         }
-        let shown = results.hits.isEmpty ? (results.total > 0 && limit == 0 ? " (none shown: --limit 0)" : "") : " (showing \(results.hits.first!.rank)–\(results.hits.last!.rank))"
+        let shown: String
+        if let first = results.hits.first, let last = results.hits.last {
+            shown = " (showing \(first.rank)–\(last.rank))"
+        } else if results.total > 0 && limit == 0 {
+            shown = " (none shown: --limit 0)"
+        } else if results.total > 0 && offset > 0 {
+            // An empty page of a search that matched: the page starts past the matches, which is worth saying.
+            shown = " (none shown: --offset \(Terminal.number(offset)) is past the last)"
+        } else {
+            shown = ""
+        }
         lines.append(Terminal.faint("About \(Plural.count(results.total, "result"))\(shown) in \(Terminal.duration(results.seconds))."))
         return lines.joined(separator: "\n")
     }
