@@ -57,7 +57,7 @@ struct IndexSchema: Sendable {
         var fieldsByName: [String: Field] = [:]
         var entities: [String: Entity] = [:]
         var nextSlot: UInt32 = 1
-        var queryPrefixes: [String: String] = [Self.entityQueryPrefix: "entity filter"]
+        var queryPrefixes: [String: String] = [Self.entityQueryPrefix: "the entity filter"]
         for entity in configuration.entities {
             var fields: [Field] = []
             for field in entity.fields {
@@ -93,9 +93,12 @@ struct IndexSchema: Sendable {
                     throw SearchError.unknownField(field.name, reason: "it is a \(existing.type) field in one entity and a \(plan.type) field in \(entity.name); give one of them another name")
                 }
                 if let prefix = plan.queryPrefix {
-                    let meaning = "\(plan.type) field \(field.name)"
+                    // Text fields of different entities may share a prefix (`title:` searching the titles of notes
+                    // and the names of folders alike: one term prefix); a keyword, number or date field is queried by
+                    // its own name, which must mean that field alone.
+                    let meaning = plan.type == .text ? "a text prefix" : "the \(plan.type) field \(field.name)"
                     if let other = queryPrefixes[prefix], other != meaning {
-                        throw SearchError.unknownField(field.name, reason: "its query prefix \"\(prefix):\" is already used by the \(other); choose another prefix")
+                        throw SearchError.unknownField(field.name, reason: "its query prefix \"\(prefix):\" is already \(other); choose another prefix")
                     }
                     queryPrefixes[prefix] = meaning
                 }
