@@ -40,6 +40,7 @@ const int cx_stem_all_z = Xapian::QueryParser::STEM_ALL_Z;
 const unsigned cx_snippet_background_model = Xapian::MSet::SNIPPET_BACKGROUND_MODEL;
 const unsigned cx_snippet_exhaustive = Xapian::MSet::SNIPPET_EXHAUSTIVE;
 const unsigned cx_snippet_empty_without_match = Xapian::MSet::SNIPPET_EMPTY_WITHOUT_MATCH;
+const unsigned cx_snippet_cjk_ngram = Xapian::MSet::SNIPPET_CJK_NGRAM;
 
 const unsigned cx_compact_standard = Xapian::Compactor::STANDARD;
 const unsigned cx_compact_full = Xapian::Compactor::FULL;

@@ -46,6 +46,16 @@ bool cx_term_generator_set_spelling_database(cx_term_generator *generator, cx_wr
     });
 }
 
+bool cx_term_generator_set_cjk_ngrams(cx_term_generator *generator, bool enabled, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(generator, "term generator");
+        const auto keep_others = Xapian::TermGenerator::flags(~unsigned(Xapian::TermGenerator::FLAG_CJK_NGRAM));
+        generator->generator.set_flags(enabled ? Xapian::TermGenerator::FLAG_CJK_NGRAM : Xapian::TermGenerator::flags(0),
+                                       keep_others);
+        return true;
+    });
+}
+
 bool cx_term_generator_set_document(cx_term_generator *generator, cx_document *document, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
         cx::require(generator, "term generator");

@@ -74,6 +74,8 @@ struct ShimErrorTests {
         #expect(takeError(&err)?.code == CX_ERR_INVALID_ARGUMENT)
         #expect(cx_writable_database_open(nil, cx_db_create_or_open, &err) == nil)
         #expect(takeError(&err)?.code == CX_ERR_INVALID_ARGUMENT)
+        #expect(!cx_term_generator_set_cjk_ngrams(nil, true, &err))
+        #expect(takeError(&err)?.code == CX_ERR_INVALID_ARGUMENT)
         #expect(cx_writable_database_open("", cx_db_create_or_open, &err) == nil)
         #expect(takeError(&err)?.message.contains("empty") == true)
     }

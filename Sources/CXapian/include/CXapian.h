@@ -177,6 +177,7 @@ extern const int cx_stem_all_z;     /**< Stem every word, as Z-terms (capitalise
 extern const unsigned cx_snippet_background_model;
 extern const unsigned cx_snippet_exhaustive;
 extern const unsigned cx_snippet_empty_without_match;
+extern const unsigned cx_snippet_cjk_ngram;
 
 /** Compaction levels for cx_database_compact. */
 extern const unsigned cx_compact_standard;
@@ -447,6 +448,11 @@ bool cx_term_generator_set_stopper(cx_term_generator *generator, const cx_stoppe
  *  fails with CX_ERR_DATABASE_CLOSED. */
 bool cx_term_generator_set_spelling_database(cx_term_generator *generator, cx_writable_database *db,
                                              cx_error **err) CX_NOEXCEPT;
+
+/** Splits spans of CJK characters (Chinese, Japanese, Korean: written without spaces between words) into
+ *  unigrams and bigrams (FLAG_CJK_NGRAM), or, when `enabled` is false, indexes such a span as one word, as Xapian
+ *  does by default. Queries need the query parser's cx_qp_flag_cjk_ngram to match such text. */
+bool cx_term_generator_set_cjk_ngrams(cx_term_generator *generator, bool enabled, cx_error **err) CX_NOEXCEPT;
 
 /** Makes `document` the target of the next index_text calls and resets the term position to 0. The generator
  *  shares the document: terms added through it appear in `document`. */

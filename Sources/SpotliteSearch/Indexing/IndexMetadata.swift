@@ -21,8 +21,9 @@ struct IndexMetadata: Sendable, Hashable {
     static let shardKey = "spotlite.shard"
     /// Bump when the document layout changes, so old indexes rebuild. 3: blob keys have id terms of their own;
     /// 4: sharded generations; 5: each document records the spelling words it fed (value slot 0), without which
-    /// updates could not take an old document's words out of the spelling table.
-    static let format = "5"
+    /// updates could not take an old document's words out of the spelling table; 6: runs of CJK characters are
+    /// split into n-grams (an older index holds such a run as one term, which queries no longer look for).
+    static let format = "6"
 
     /// Every key the index writes, to empty a shard that stays in use (`deleteIndex()` of placed shards).
     static let allKeys = [tokenKey, changeKey, storeIDKey, fingerprintKey, descriptionKey, updatedAtKey, formatKey,

@@ -239,7 +239,8 @@ public final class IndexSearcher: Sendable {
     /// The stemmer language of the index's text, for snippets (nil: none).
     private var snippetLanguage: String? { schema.language == "none" ? nil : schema.language }
 
-    private static let flags: XapianQueryParser.Flags = [.default, .wildcard]
+    /// With CJK n-grams (`.standard`): the indexer splits runs of Chinese, Japanese and Korean characters the same way.
+    private static let flags: XapianQueryParser.Flags = [.standard, .wildcard]
 
     /// Parses `text`; with `spelling`, the parser also works out a corrected query string, which costs more than
     /// the search itself (every word is looked up in the spelling table), so only queries that found nothing ask.

@@ -33,6 +33,8 @@ package final class XapianQueryParser {
         package static let cjkNgram = Flags(rawValue: cx_qp_flag_cjk_ngram)
         /// Xapian's defaults: phrase, boolean and love/hate.
         package static let `default` = Flags(rawValue: cx_qp_flag_default)
+        /// Xapian's defaults and CJK n-grams, as `XapianTermGenerator` indexes text by default.
+        package static let standard: Flags = [.default, .cjkNgram]
     }
 
     /// How plain words are joined.
@@ -146,7 +148,7 @@ package final class XapianQueryParser {
 
     /// Parses `text`.
     /// - Throws: `XapianError` with `.queryParser` for malformed text such as `invoice AND`.
-    package func parse(_ text: String, flags: Flags = .default) throws -> XapianQuery {
+    package func parse(_ text: String, flags: Flags = .standard) throws -> XapianQuery {
         try XapianBytes.with(text) { pointer, length in
             try XapianQuery { cx_query_parser_parse(handle, pointer, length, flags.rawValue, $0) }
         }

@@ -128,8 +128,10 @@ package final class XapianSearchResults {
                             options.highlight_end_len = endLength
                             options.omit = omitPointer
                             options.omit_len = omitLength
-                            options.flags = backgroundModel
-                                ? cx_snippet_background_model | cx_snippet_exhaustive : cx_snippet_exhaustive
+                            // CJK n-grams as the indexer and the query parser make them, so such words are marked.
+                            options.flags = (backgroundModel
+                                ? cx_snippet_background_model | cx_snippet_exhaustive : cx_snippet_exhaustive)
+                                | cx_snippet_cjk_ngram
                             options.stemmer = stemmer?.handle
                             return try withExtendedLifetime(stemmer) {
                                 try XapianBytes.readString {

@@ -11,8 +11,11 @@ package final class XapianTermGenerator {
     ///   - language: stemmer language ("english", "german", ...; nil or "none" for no stemming). Use the same
     ///     language in the `XapianQueryParser`.
     ///   - stopwords: words not indexed in stemmed form.
+    ///   - cjkNgrams: split runs of Chinese, Japanese and Korean characters (written without spaces) into one- and
+    ///     two-character terms, so that a word inside them can be found (the query parser needs `.cjkNgram`);
+    ///     without it such a run is one term, found only by the whole run.
     /// - Throws: `XapianError` (`.invalidArgument` for an unknown language).
-    package init(language: String? = "english", stopwords: XapianStopwords = .english) throws {
+    package init(language: String? = "english", stopwords: XapianStopwords = .english, cjkNgrams: Bool = true) throws {
         let created = try xapianCall { cx_term_generator_new($0) }
         guard let created else {
             throw XapianError(code: .unknown, type: "unknown", message: "creating a term generator returned nothing")
@@ -23,6 +26,7 @@ package final class XapianTermGenerator {
         try stopwords.withStopper { stopper in
             _ = try xapianCall { cx_term_generator_set_stopper(handle, stopper, $0) }
         }
+        _ = try xapianCall { cx_term_generator_set_cjk_ngrams(handle, cjkNgrams, $0) }
     }
 
     deinit {

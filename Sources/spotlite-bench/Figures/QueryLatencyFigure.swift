@@ -124,7 +124,7 @@ enum QueryLatencyFigure {
                     })
                 }
                 samples["engineOrSpelling", default: []].append(try Stopwatch.seconds {
-                    _ = try engine.search(try spellingParser.parse(text, flags: [.default, .spellingCorrection]), limit: 10)
+                    _ = try engine.search(try spellingParser.parse(text, flags: [.standard, .spellingCorrection]), limit: 10)
                 })
                 samples["fts5Or", default: []].append(try Stopwatch.seconds {
                     _ = try fts.search(words: query.words, matchAll: false)
