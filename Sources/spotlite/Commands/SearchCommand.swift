@@ -128,7 +128,7 @@ struct SearchCommand: AsyncParsableCommand {
             output.write { results.appendJSON(to: &$0); $0.append(UInt8(ascii: "\n")) }
             output.flush()
         } else {
-            print(Self.render(results, facetValues: facetValues, limit: limit))
+            print(Self.render(results, facetValues: facetValues, limit: limit, offset: offset))
         }
         if results.total == 0 { Self.exitNothingFound() }
     }
@@ -163,7 +163,7 @@ struct SearchCommand: AsyncParsableCommand {
                         results.appendJSON(to: &text)
                         text.append(UInt8(ascii: "\n"))
                     } else {
-                        text.append(contentsOf: Self.render(results, facetValues: facetValues, limit: limit).utf8)
+                        text.append(contentsOf: Self.render(results, facetValues: facetValues, limit: limit, offset: offset).utf8)
                         text.append(contentsOf: "\n\n".utf8)
                     }
                     return PrintedAnswer(text: text, found: results.total > 0, unavailableShards: results.unavailableShards)
@@ -220,8 +220,8 @@ struct SearchCommand: AsyncParsableCommand {
         Foundation.exit(ExitStatus.noResults)
     }
 
-    /// The answer printed for humans: `facetValues` and `limit` are the command's options.
-    static func render(_ results: SearchResults, facetValues: Int, limit: Int) -> String {
+    /// The answer printed for humans: `facetValues`, `limit` and `offset` are the command's options.
+    static func render(_ results: SearchResults, facetValues: Int, limit: Int, offset: Int) -> String {
         var lines: [String] = []
         if let corrected = results.corrected {
             lines.append("No results for \"\(results.query)\"; showing results for \(Terminal.strong(corrected)).")
