@@ -250,6 +250,10 @@ struct ConfigurationErrorTests {
               "[entities.A]\nkey = \"id\"\nfields.size = { type = \"keyword\" }\n[entities.B]\nkey = \"id\"\nfields.size = { type = \"number\" }\n",
               at: "entities.B.fields.size", .conflict, "expected \"size\" to mean one kind of search",
               "a number range field here and as a keyword filter at entities.A.fields.size"),
+        .init("text in one entity, keyword in another",
+              "[entities.A]\nkey = \"id\"\nfields.name = { type = \"text\" }\n[entities.B]\nkey = \"id\"\nfields.name = { type = \"keyword\" }\n",
+              at: "entities.B.fields.name", .conflict, "expected field \"name\" to have one type in every entity",
+              "found keyword here and text at entities.A.fields.name"),
 
         // Syntax.
         .init("unclosed table header", "store = \"x\"\n\n[entities.Package\nkey = \"name\"\n", at: "",

@@ -173,6 +173,35 @@ struct SearchResultTests {
         #expect(!html.snippet.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{7}" || $0 == "\u{9B}" })
     }
 
+    @Test("snippets come from the store's rows as they are now, for hits of one entity or of several; a record gone from the store falls back to its stored fields")
+    func snippetsFromTheStoreNow() async throws {
+        let fixture = try await SearchFixture()
+        // Changed and deleted in the store only: the index still has the text it was built from.
+        try fixture.sandbox.store.write(author: "app") { db in
+            try db.execute(sql: "UPDATE Note SET body = 'We chose the vim editor and a quieter keyboard' WHERE id = 1")
+            try db.execute(sql: "UPDATE Package SET description = 'An editor rewritten with plugins' WHERE name = 'vim'")
+            try db.execute(sql: "DELETE FROM Note WHERE id = 2")
+        }
+        let options = SnippetOptions(highlightStart: "[", highlightEnd: "]", format: .plain, length: 300)
+        func snippets(_ request: SearchRequest) throws -> [String: String] {
+            var byKey: [String: String] = [:]
+            for hit in try fixture.searcher.search(request).hits { byKey["\(hit.entity) \(hit.key)"] = hit.snippet }
+            return byKey
+        }
+        // Both entities in one answer: one statement each, in one read transaction.
+        let both = try snippets(SearchRequest("editor", limit: 50, snippet: options))
+        #expect(both["Note 1"] == "Meeting notes\nWe chose the vim [editor] and a quieter keyboard")
+        #expect(both["Package vim"] == "Vi IMproved - enhanced vi [editor]\nAn [editor] rewritten with plugins")
+        #expect(both["Package nano"]?.contains("Pico") == true)
+        // One entity: its statement alone.
+        let notes = try snippets(SearchRequest("editor", entities: ["Note"], snippet: options))
+        #expect(notes["Note 1"] == both["Note 1"])
+        // Deleted since it was indexed: the stored title is all there is (the body is not stored in the index).
+        #expect(notes["Note 2"] == "Shopping list")
+        let packages = try snippets(SearchRequest("editor", entities: ["Package"], limit: 50, snippet: options))
+        #expect(packages["Package vim"] == both["Package vim"])
+    }
+
     @Test("without a store, snippets come from the stored descriptive fields")
     func snippetsWithoutStore() async throws {
         let fixture = try await SearchFixture()

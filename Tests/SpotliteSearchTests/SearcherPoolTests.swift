@@ -69,3 +69,34 @@ struct SearcherPoolTests {
         }
     }
 }
+
+extension SearcherPoolTests {
+    @Test("answering: each outcome is handed over once, and what was made of it comes back at its request's index")
+    func answering() async throws {
+        let fixture = try await SearchFixture()
+        let pool = try SearcherPool(count: 2) {
+            try IndexSearcher(configuration: fixture.sandbox.configuration, store: fixture.sandbox.store)
+        }
+        let texts = ["editor", "editor AND", "vim", "relational database", "zzzunknown"]
+        let requests = (0..<40).map { SearchRequest(texts[$0 % texts.count], limit: 1 + $0 % 3) }
+        let answers = pool.search(requests) { outcome -> String in
+            switch outcome {
+            case .success(let results): "\(results.query): \(results.hits.map(\.key.description))"
+            case .failure(let error): "failed: \(error)"
+            }
+        }
+        #expect(answers.count == requests.count)
+        for (request, answer) in zip(requests, answers) {
+            let expected: String
+            do {
+                let results = try fixture.searcher.search(request)
+                expected = "\(results.query): \(results.hits.map(\.key.description))"
+            } catch {
+                expected = "failed: \(error)"
+            }
+            #expect(answer == expected)
+        }
+        let single = SearcherPool(searchers: [fixture.searcher])
+        #expect(single.search([SearchRequest("vim")]) { (try? $0.get())?.query } == ["vim"])
+    }
+}

@@ -91,6 +91,29 @@ struct XapianSearchTests {
         #expect(short.utf8.count < long.utf8.count / 4)
     }
 
+    @Test func aRememberingStemmerKeepsEveryWordsStemThroughCollisionsRestartsAndLongWords() throws {
+        // Many words (so that the index's slots collide and the memory fills and starts again several times),
+        // words whose stems differ from one another by a letter, and words too long to be remembered.
+        var words: [String] = []
+        for index in 0..<3000 {
+            let root = "w\(String(index, radix: 36))"
+            words += [root + "ing", root + "ed", root + "s", root + "ies", root + "ational"]
+        }
+        words += ["internationalisations", "antidisestablishmentarianism", String(repeating: "longword", count: 8),
+                  String(repeating: "é", count: 40) + "ing", "x", "ing", "s"]
+        let plain = try XapianStemmer(language: "english", capacity: 0)
+        let expected = try words.map { try plain.stem($0) }
+        for capacity in [1, 7, 1000, XapianStemmer.defaultCapacity] {
+            let stemmer = try XapianStemmer(language: "english", capacity: capacity)
+            for pass in 0..<2 {
+                let stems = try words.map { try stemmer.stem($0) }
+                #expect(stems == expected, "capacity \(capacity), pass \(pass)")
+            }
+            // Remembered words in another order give the same stems.
+            #expect(try words.reversed().map { try stemmer.stem($0) } == expected.reversed(), "capacity \(capacity)")
+        }
+    }
+
     @Test func aRememberingStemmerGivesTheLanguagesStemsAndTheSameSnippets() throws {
         let directory = try XapianTestDirectory()
         let database = try sampleDatabase(directory)

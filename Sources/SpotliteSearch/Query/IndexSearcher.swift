@@ -510,31 +510,46 @@ public final class IndexSearcher: Sendable {
         }
         guard let store else { return hits.map(storedText) }
         var texts = hits.map { _ in "" }
-        try store.read { db in
-            for (name, positions) in Dictionary(grouping: hits.indices, by: { hits[$0].entity }) {
-                guard let entity = schema.entities[name], !entity.snippetFields.isEmpty else { continue }
+        let read = Dictionary(grouping: hits.indices, by: { hits[$0].entity }).compactMap { name, positions in
+            schema.entities[name].flatMap { $0.snippetFields.isEmpty ? nil : (entity: $0, positions: positions) }
+        }
+        func readTexts(_ db: Database) throws {
+            for (entity, positions) in read {
                 let keyColumn = entity.key.quotedDatabaseIdentifier
-                let columns = entity.snippetFields.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")
+                let columns = entity.snippetFields.map { $0.name.quotedDatabaseIdentifier }.joined(separator: ", ")
                 let placeholders = Array(repeating: "?", count: positions.count).joined(separator: ",")
                 let keys: [DatabaseValue] = positions.map { hits[$0].key.databaseValue }
                 // Pages of usual sizes reuse their statement (the connection caches it): preparing it anew for each
                 // search cost more than running it. Large pages, rarer and of any size, are prepared each time so
                 // the cache stays small.
-                let sql = "SELECT \(keyColumn), \(columns) FROM \(name.quotedDatabaseIdentifier) WHERE \(keyColumn) IN (\(placeholders))"
+                let sql = "SELECT \(keyColumn), \(columns) FROM \(entity.name.quotedDatabaseIdentifier) WHERE \(keyColumn) IN (\(placeholders))"
                 let statement = positions.count <= Self.cachedSnippetStatementSize
                     ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
-                let rows = try Row.fetchAll(statement, arguments: StatementArguments(keys))
                 // Byte for byte, as SQLite matched them: NFC and NFD forms of a key are two records.
                 var byKey: [ExactValue: String] = [:]
-                for row in rows {
-                    byKey[ExactValue(row[0])] = entity.snippetFields
-                        .compactMap { (row[$0.name] as DatabaseValue?)?.indexText }.joined(separator: "\n")
+                // Columns by position (the key, then the snippet fields in order), read straight from the statement.
+                let rows = try Row.fetchCursor(statement, arguments: StatementArguments(keys))
+                while let row = try rows.next() {
+                    var parts: [String] = []
+                    for column in 1...entity.snippetFields.count {
+                        if let text = (row[column] as DatabaseValue).indexText { parts.append(text) }
+                    }
+                    byKey[ExactValue(row[0])] = parts.joined(separator: "\n")
                 }
                 for position in positions {
                     // A record deleted since the index was updated: the stored copy is all there is.
                     texts[position] = byKey[ExactValue(hits[position].key.databaseValue)] ?? storedText(hits[position])
                 }
             }
+        }
+        guard !read.isEmpty else { return texts }
+        // A lone statement is a read transaction of its own (SQLite's autocommit mode), as isolated as one GRDB's
+        // read() opens, without the BEGIN and COMMIT it prepares and runs anew for each read (a twentieth of a batch
+        // search's time). Several entities are read in one transaction, from one state of the store.
+        if read.count == 1 {
+            try store.databasePool.unsafeRead(readTexts)
+        } else {
+            try store.read(readTexts)
         }
         return texts
     }

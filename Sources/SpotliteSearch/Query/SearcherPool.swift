@@ -31,22 +31,32 @@ public final class SearcherPool: Sendable {
     /// Runs every request, each on the first searcher free, and returns each outcome at its request's index: the
     /// results, or the error its search threw (one failing request does not stop the others).
     public func search(_ requests: [SearchRequest]) -> [Result<SearchResults, any Error>] {
+        search(requests) { $0 }
+    }
+
+    /// Runs every request as ``search(_:)`` does, and hands each outcome to `answer` on the thread that searched
+    /// it, as soon as it is searched; returns what `answer` made of each outcome, at its request's index. Work done
+    /// with each answer (writing it out as text, say) then runs on every searcher's thread at once, not after the
+    /// batch on one.
+    public func search<Answer: Sendable>(
+        _ requests: [SearchRequest], answering answer: @Sendable (Result<SearchResults, any Error>) -> Answer
+    ) -> [Answer] {
         let threads = min(searchers.count, requests.count)
         guard threads > 1 else {
-            return requests.map { request in Result { try self.searchers[0].search(request) } }
+            return requests.map { request in answer(Result { try self.searchers[0].search(request) }) }
         }
         let next = Atomic<Int>(0)
-        let outcomes = Mutex<[Result<SearchResults, any Error>?]>(Array(repeating: nil, count: requests.count))
+        let answers = Mutex<[Answer?]>(Array(repeating: nil, count: requests.count))
         let searchers = self.searchers
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             let searcher = searchers[thread]
             while true {
                 let index = next.add(1, ordering: .relaxed).oldValue
                 guard index < requests.count else { return }
-                let outcome = Result { try searcher.search(requests[index]) }
-                outcomes.withLock { $0[index] = outcome }
+                let answered = answer(Result { try searcher.search(requests[index]) })
+                answers.withLock { $0[index] = answered }
             }
         }
-        return outcomes.withLock { $0.map { $0! } }
+        return answers.withLock { $0.map { $0! } }
     }
 }

@@ -119,21 +119,29 @@ struct SearchCommand: AsyncParsableCommand {
             return
         }
         let results = try searcher.search(request(words.joined(separator: " ")))
-        Self.warnIfPartial(results)
+        Self.warnIfPartial(results.unavailableShards)
         if json {
             let output = OutputBuffer()
             output.write { results.appendJSON(to: &$0); $0.append(UInt8(ascii: "\n")) }
             output.flush()
         } else {
-            print(render(results))
+            print(Self.render(results, facetValues: facetValues, limit: limit))
         }
         if results.total == 0 { Self.exitNothingFound() }
     }
 
+    /// One answer of a `--queries` batch, written out as text on the thread that searched it.
+    struct PrintedAnswer: Sendable {
+        var text: [UInt8]
+        var found: Bool
+        var unavailableShards: [String]
+    }
+
     /// One query per line of `path` (`-`: standard input), answered in the order of the lines. The searchers
     /// (their databases, their parsers) are opened once for the batch; the lines read so far are answered together,
-    /// on the pool's searchers at once, before the input is read again; answers are written in large pieces, flushed
-    /// whenever the input makes us wait, so a program feeding queries through a pipe gets each answer promptly.
+    /// on the pool's searchers at once, each answer written out as text by the thread that searched it, before the
+    /// input is read again; answers are written in large pieces, flushed whenever the input makes us wait, so a
+    /// program feeding queries through a pipe gets each answer promptly.
     private func runBatch(_ path: String, pool: SearcherPool, request: (String) -> SearchRequest) throws {
         let reader = try LineReader(path: path)
         let output = OutputBuffer()
@@ -143,23 +151,31 @@ struct SearchCommand: AsyncParsableCommand {
         var number = 0
         // Lines read but not answered yet, with their line numbers.
         var waiting: [(number: Int, query: String)] = []
+        let json = self.json, facetValues = self.facetValues, limit = self.limit
         func answerWaiting() throws {
-            let outcomes = pool.search(waiting.map { request($0.query) })
+            let outcomes = pool.search(waiting.map { request($0.query) }) { outcome in
+                outcome.map { results in
+                    var text: [UInt8] = []
+                    if json {
+                        results.appendJSON(to: &text)
+                        text.append(UInt8(ascii: "\n"))
+                    } else {
+                        text.append(contentsOf: Self.render(results, facetValues: facetValues, limit: limit).utf8)
+                        text.append(contentsOf: "\n\n".utf8)
+                    }
+                    return PrintedAnswer(text: text, found: results.total > 0, unavailableShards: results.unavailableShards)
+                }
+            }
             for (line, outcome) in zip(waiting, outcomes) {
-                let results: SearchResults
+                let answer: PrintedAnswer
                 do {
-                    results = try outcome.get()
-                    Self.warnIfPartial(results)
+                    answer = try outcome.get()
+                    Self.warnIfPartial(answer.unavailableShards)
                 } catch let error as SearchError {
                     throw CommandFailure(message: "line \(line.number) of \(path): \(error.commandLineDescription)")
                 }
-                if results.total > 0 { foundAny = true }
-                if json {
-                    output.write { results.appendJSON(to: &$0); $0.append(UInt8(ascii: "\n")) }
-                } else {
-                    output.append(render(results))
-                    output.append("\n\n")
-                }
+                if answer.found { foundAny = true }
+                output.write { $0.append(contentsOf: answer.text) }
             }
             waiting.removeAll(keepingCapacity: true)
         }
@@ -188,10 +204,10 @@ struct SearchCommand: AsyncParsableCommand {
     /// answers waiting to be written stay small.
     static let batchLines = 256
 
-    /// One line on stderr for an answer that left unreachable shards out (`--allow-partial`).
-    static func warnIfPartial(_ results: SearchResults) {
-        guard results.isPartial else { return }
-        let shards = results.unavailableShards
+    /// One line on stderr for an answer that left unreachable shards out (`--allow-partial`): `shards` are its
+    /// ``SearchResults/unavailableShards``.
+    static func warnIfPartial(_ shards: [String]) {
+        guard !shards.isEmpty else { return }
         Terminal.printError("warning: partial results: shard\(shards.count == 1 ? "" : "s") \(shards.joined(separator: ", ")) could not be reached; the hits and totals cover the other shards only")
     }
 
@@ -201,7 +217,8 @@ struct SearchCommand: AsyncParsableCommand {
         Foundation.exit(ExitStatus.noResults)
     }
 
-    private func render(_ results: SearchResults) -> String {
+    /// The answer printed for humans: `facetValues` and `limit` are the command's options.
+    static func render(_ results: SearchResults, facetValues: Int, limit: Int) -> String {
         var lines: [String] = []
         if let corrected = results.corrected {
             lines.append("No results for \"\(results.query)\"; showing results for \(Terminal.strong(corrected)).")
@@ -231,7 +248,7 @@ struct SearchCommand: AsyncParsableCommand {
                 .map { "\($0.key): \(Self.shortened($0.value.description, to: 80))" }
             if !otherFields.isEmpty { lines.append("   " + Terminal.faint(otherFields.joined(separator: "  "))) }
             if !hit.snippet.isEmpty {
-                lines.append("   " + hit.snippet.replacingOccurrences(of: "\n", with: " "))
+                lines.append("   " + PrintedText.flattened(hit.snippet))
             }
             if let terms = results.explanation?.hitTerms, index < terms.count {
                 let parts = terms[index].sorted { $0.weight > $1.weight }
@@ -257,7 +274,8 @@ struct SearchCommand: AsyncParsableCommand {
 
     /// `text` cut to `length` characters, with a mark when it was cut.
     static func shortened(_ text: String, to length: Int) -> String {
-        let flat = text.replacingOccurrences(of: "\n", with: " ")
-        return flat.count <= length ? flat : String(flat.prefix(length - 1)) + "…"
+        let flat = PrintedText.flattened(text)
+        // No more characters than bytes: most values are known to fit without counting their characters.
+        return flat.utf8.count <= length || flat.count <= length ? flat : String(flat.prefix(length - 1)) + "…"
     }
 }

@@ -208,6 +208,8 @@ struct ConfigurationValidator {
     private func validateEntities(_ entities: [EntityConfiguration]) throws(ConfigurationError) {
         var entityNames: [String: String] = [:]
         var queryPrefixes = QueryPrefixRegistry()
+        // The index keeps one plan per field name (its terms, its value slot), shared by every entity that has it.
+        var fieldTypes: [String: (type: FieldType, path: ConfigurationKeyPath)] = [:]
         for entity in entities {
             let path = ConfigurationKeyPath("entities", entity.name)
             if let problem = Identifier.problemWithEntityName(entity.name) {
@@ -221,6 +223,21 @@ struct ConfigurationValidator {
                 )
             }
             try validateEntity(entity, at: path, queryPrefixes: &queryPrefixes)
+            for field in entity.fields {
+                let fieldPath = path.appending("fields").appending(field.name)
+                guard let earlier = fieldTypes[field.name] else {
+                    fieldTypes[field.name] = (field.type, fieldPath)
+                    continue
+                }
+                if earlier.type != field.type {
+                    throw error(
+                        at: fieldPath, .conflict,
+                        "expected field \(ConfigurationKeyPath.quoted(field.name)) to have one type in every entity, as "
+                            + "the index shares it; found \(field.type) here and \(earlier.type) at \(earlier.path); "
+                            + "rename one of them or give them one type"
+                    )
+                }
+            }
         }
     }
 
