@@ -80,7 +80,10 @@ struct Spotlite: AsyncParsableCommand {
             if code == .success { exit(withError: error) }
             let message = Self.message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
                 .replacingOccurrences(of: "Error: ", with: "")
-            Terminal.printError("\(message.split(separator: "\n").first.map(String.init) ?? message); see `spotlite help`")
+            var line = message.split(separator: "\n").first.map(String.init) ?? message
+            if line.hasSuffix(".") { line.removeLast() }
+            let help = (["spotlite", "help"] + CommandSuggestion.commandPath(arguments, root: Spotlite.self)).joined(separator: " ")
+            Terminal.printError("\(line); see `\(help)`")
             Foundation.exit(ExitStatus.usage)
         }
     }

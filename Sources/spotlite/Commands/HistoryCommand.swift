@@ -169,7 +169,8 @@ struct HistoryCommand: AsyncParsableCommand {
             (batch authors aside) has read. A program using the Swift library records its position itself; for an \
             author that does not (a script, a retired app), this records it: up to the store's current token, or \
             --token. --remove forgets the position (cleanup then waits for the author again, up to \
-            maximum_duration).
+            maximum_duration). The indexer's position is not set here: the index records it with every commit \
+            (`spotlite index update` moves it, `spotlite index delete` removes it).
 
             EXAMPLES
               spotlite history mark app
@@ -191,6 +192,12 @@ struct HistoryCommand: AsyncParsableCommand {
 
         func run() async throws {
             let environment = try CommandEnvironment(options: options)
+            // The indexer's position is what cleanup keeps for the index: set by hand past what the index holds, a
+            // clean deletes history the index never read, and the next update must rebuild.
+            let indexer = environment.configuration.indexer.author
+            if author == indexer {
+                throw CommandFailure(message: "\(author) is the search indexer's position, which the indexer records itself with every index commit; run `spotlite index update` to move it, or `spotlite index delete` to remove the index and its position", status: ExitStatus.input)
+            }
             let store = try environment.openStore(create: false)
             if remove {
                 let had = try store.position(of: author) != nil
@@ -204,8 +211,15 @@ struct HistoryCommand: AsyncParsableCommand {
                 throw CommandFailure(message: "--token \(token) is not a token of this store (its current token is \(current.map { "\($0)" } ?? "0")); give a token from 0 to the current one")
             }
             try store.setPosition(target, for: author)
-            let known = environment.configuration.history.authors
-            let note = known.contains(author) ? "" : " (\(author) is not among the configuration's [history] authors: cleanup does not wait for it anyway)"
+            let history = environment.configuration.history
+            let note: String
+            if try history.requiredAuthors.contains(author) || store.registeredConsumers().contains(author) {
+                note = ""
+            } else if history.batchAuthors.contains(author) {
+                note = " (\(author) is one of the configuration's [history] batch_authors: cleanup does not wait for it anyway)"
+            } else {
+                note = " (\(author) is not among the configuration's [history] authors: cleanup does not wait for it anyway)"
+            }
             print("\(author) has read the history through token \(target)\(note).")
         }
     }

@@ -93,11 +93,15 @@ struct ImportCommand: AsyncParsableCommand {
             JSONOutput.print([
                 "entity": summary.entity, "inserted": summary.inserted, "updated": summary.updated,
                 "deleted": summary.deleted, "transactions": summary.transactions,
-                "token": summary.token?.rawValue ?? 0, "seconds": seconds,
+                "token": summary.token.map { $0.rawValue as Any } ?? NSNull(), "seconds": seconds,
             ] as [String: Any])
         } else {
             print("Imported \(Plural.count(summary.lines, "line")) into \(summary.entity) in \(Terminal.duration(seconds)): \(Terminal.number(summary.inserted)) inserted, \(Terminal.number(summary.updated)) updated, \(Terminal.number(summary.deleted)) deleted.")
-            print("\(Plural.count(summary.transactions, "history transaction")) by \(author) (context \(context)), up to token \(summary.token.map { "\($0)" } ?? "none").")
+            if let token = summary.token {
+                print("\(Plural.count(summary.transactions, "history transaction")) by \(author) (context \(context)), up to token \(token).")
+            } else {
+                print("No history transaction: the import changed nothing in the store.")
+            }
         }
     }
 }

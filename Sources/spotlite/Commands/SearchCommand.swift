@@ -78,6 +78,9 @@ struct SearchCommand: AsyncParsableCommand {
             try OptionRange.check(jobs, in: OptionRange.searchJobs, option: "--jobs")
             if queries == nil { throw ValidationError("--jobs runs the queries of --queries FILE at once; give --queries FILE, or leave --jobs out") }
         }
+        if let queries, !words.isEmpty {
+            throw ValidationError("--queries \(queries) runs the queries of that file, one a line, and would ignore \(words.joined(separator: " ").debugDescription); give either a query or --queries FILE")
+        }
         if queries == nil && words.isEmpty && filters.isEmpty && entities.isEmpty {
             throw ValidationError("give a query (e.g. `spotlite search xapian`), a --filter, or --queries FILE")
         }
@@ -125,7 +128,7 @@ struct SearchCommand: AsyncParsableCommand {
             output.write { results.appendJSON(to: &$0); $0.append(UInt8(ascii: "\n")) }
             output.flush()
         } else {
-            print(Self.render(results, facetValues: facetValues, limit: limit))
+            print(Self.render(results, facetValues: facetValues, limit: limit, offset: offset))
         }
         if results.total == 0 { Self.exitNothingFound() }
     }
@@ -160,7 +163,7 @@ struct SearchCommand: AsyncParsableCommand {
                         results.appendJSON(to: &text)
                         text.append(UInt8(ascii: "\n"))
                     } else {
-                        text.append(contentsOf: Self.render(results, facetValues: facetValues, limit: limit).utf8)
+                        text.append(contentsOf: Self.render(results, facetValues: facetValues, limit: limit, offset: offset).utf8)
                         text.append(contentsOf: "\n\n".utf8)
                     }
                     return PrintedAnswer(text: text, found: results.total > 0, unavailableShards: results.unavailableShards)
@@ -217,8 +220,8 @@ struct SearchCommand: AsyncParsableCommand {
         Foundation.exit(ExitStatus.noResults)
     }
 
-    /// The answer printed for humans: `facetValues` and `limit` are the command's options.
-    static func render(_ results: SearchResults, facetValues: Int, limit: Int) -> String {
+    /// The answer printed for humans: `facetValues`, `limit` and `offset` are the command's options.
+    static func render(_ results: SearchResults, facetValues: Int, limit: Int, offset: Int) -> String {
         var lines: [String] = []
         if let corrected = results.corrected {
             lines.append("No results for \"\(results.query)\"; showing results for \(Terminal.strong(corrected)).")
@@ -267,7 +270,17 @@ struct SearchCommand: AsyncParsableCommand {
             }
             lines.append("\(Terminal.strong(field)): " + (counts.isEmpty ? "no values" : counts.joined(separator: ", ")))
         }
-        let shown = results.hits.isEmpty ? (results.total > 0 && limit == 0 ? " (none shown: --limit 0)" : "") : " (showing \(results.hits.first!.rank)–\(results.hits.last!.rank))"
+        let shown: String
+        if let first = results.hits.first, let last = results.hits.last {
+            shown = " (showing \(first.rank)–\(last.rank))"
+        } else if results.total > 0 && limit == 0 {
+            shown = " (none shown: --limit 0)"
+        } else if results.total > 0 && offset > 0 {
+            // An empty page of a search that matched: the page starts past the matches, which is worth saying.
+            shown = " (none shown: --offset \(Terminal.number(offset)) is past the last)"
+        } else {
+            shown = ""
+        }
         lines.append(Terminal.faint("About \(Plural.count(results.total, "result"))\(shown) in \(Terminal.duration(results.seconds))."))
         return lines.joined(separator: "\n")
     }

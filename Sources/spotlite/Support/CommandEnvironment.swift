@@ -67,7 +67,7 @@ struct CommandEnvironment {
         let path = configuration.storePath
         if !FileManager.default.fileExists(atPath: path) {
             guard create else {
-                let source = configurationSource.map { " (from \($0))" } ?? ""
+                let source = options.store != nil ? " (from --store)" : configurationSource.map { " (from \($0))" } ?? ""
                 throw CommandFailure(message: "no store at \(path)\(source); import data first (`spotlite import FILE --entity NAME`) or point --store at an existing store", status: ExitStatus.input)
             }
             created.folders = CreatedStore.missingFolders(above: path)

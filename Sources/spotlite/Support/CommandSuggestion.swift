@@ -38,6 +38,19 @@ enum CommandSuggestion {
         return nil
     }
 
+    /// The subcommand words that `arguments` name, e.g. `["history", "mark"]`, for pointing at their help.
+    static func commandPath(_ arguments: [String], root: ParsableCommand.Type) -> [String] {
+        var command = root
+        var path: [String] = []
+        for word in arguments.drop(while: { $0 == "help" }) {
+            guard !word.hasPrefix("-"),
+                  let next = command.configuration.subcommands.first(where: { names(of: $0).contains(word) }) else { break }
+            command = next
+            path.append(next._commandName)
+        }
+        return path
+    }
+
     private static func names(of command: ParsableCommand.Type) -> [String] {
         [command._commandName] + command.configuration.aliases
     }
