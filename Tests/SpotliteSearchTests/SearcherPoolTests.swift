@@ -16,9 +16,7 @@ struct SearcherPoolTests {
     @Test("a batch answered by several searchers equals each request searched alone, in order")
     func sameAnswers() async throws {
         let fixture = try await SearchFixture()
-        let pool = try SearcherPool(count: 3) {
-            try IndexSearcher(configuration: fixture.sandbox.configuration, store: fixture.sandbox.store)
-        }
+        let pool = try Self.pool(count: 3, over: fixture)
         #expect(pool.searchers.count == 3)
         let texts = ["editor", "text editor", "relational database", "editr", "zzzunknown", "vim OR nano", "picture"]
         let requests = (0..<70).map { index in
@@ -36,9 +34,7 @@ struct SearcherPoolTests {
     @Test("a request that fails gives its error at its place; the others are answered")
     func failureInPlace() async throws {
         let fixture = try await SearchFixture()
-        let pool = try SearcherPool(count: 2) {
-            try IndexSearcher(configuration: fixture.sandbox.configuration, store: fixture.sandbox.store)
-        }
+        let pool = try Self.pool(count: 2, over: fixture)
         let texts = ["editor", "editor AND", "vim", "unknownfield:word OR", "nano"]
         let outcomes = pool.search(texts.map { SearchRequest($0) })
         #expect(outcomes.count == texts.count)
@@ -74,9 +70,7 @@ extension SearcherPoolTests {
     @Test("answering: each outcome is handed over once, and what was made of it comes back at its request's index")
     func answering() async throws {
         let fixture = try await SearchFixture()
-        let pool = try SearcherPool(count: 2) {
-            try IndexSearcher(configuration: fixture.sandbox.configuration, store: fixture.sandbox.store)
-        }
+        let pool = try Self.pool(count: 2, over: fixture)
         let texts = ["editor", "editor AND", "vim", "relational database", "zzzunknown"]
         let requests = (0..<40).map { SearchRequest(texts[$0 % texts.count], limit: 1 + $0 % 3) }
         let answers = pool.search(requests) { outcome -> String in
@@ -98,5 +92,14 @@ extension SearcherPoolTests {
         }
         let single = SearcherPool(searchers: [fixture.searcher])
         #expect(single.search([SearchRequest("vim")]) { (try? $0.get())?.query } == ["vim"])
+    }
+}
+
+extension SearcherPoolTests {
+    /// `count` searchers over the fixture's index and store.
+    static func pool(count: Int, over fixture: SearchFixture) throws -> SearcherPool {
+        try SearcherPool(count: count) {
+            try IndexSearcher(configuration: fixture.sandbox.configuration, store: fixture.sandbox.store)
+        }
     }
 }
