@@ -318,21 +318,6 @@ struct BenchmarkInterruptTests {
         }
     }
 
-    /// Sends `signal` to the run and checks that it ended as an interrupted harness does: within 60 s, with 128 + the
-    /// signal, saying so on stderr, and leaving no process of its group or of `sessions` running. Returns its stderr.
-    private static func interrupt(_ bench: ChildProcess, with signal: Int32, sessions: Set<pid_t>) -> String {
-        bench.kill(signal)
-        let ended = bench.wait(timeout: bench.elapsed + 60)
-        let stderr = bench.standardErrorText
-        #expect(!ended.timedOut, "the run did not exit within 60 s of the signal: \(stderr)")
-        #expect(ended.exitStatus == 128 + signal, "exit status \(ended): \(stderr)")
-        let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
-        #expect(stderr.contains("spotlite-bench: interrupted by \(name); stopped the "), "\(stderr)")
-        let survivors = ReliabilityTests.InterruptTests.survivors(sessions: sessions, group: bench.pid)
-        #expect(survivors.isEmpty, "still running after the run exited: \(survivors.map { "\($0.pid) \($0.name)" })")
-        return stderr
-    }
-
     /// The one server session named ("(session N") on the line of the run's stderr containing `marker`, waited for
     /// (bounded: a debug build on a loaded machine is slow).
     private static func announcedSession(of bench: ChildProcess, marker: String) throws -> Set<pid_t> {
@@ -366,7 +351,7 @@ struct BenchmarkInterruptTests {
         let made = try FileManager.default.contentsOfDirectory(atPath: temporary).first { $0.hasPrefix("spotlite-replica-bench-") }
         let scratch = temporary + "/" + (try #require(made, "no scratch directory under \(temporary)"))
 
-        let stderr = Self.interrupt(bench, with: signal, sessions: sessions)
+        let stderr = ReliabilityTests.InterruptTests.interrupt(bench, named: "spotlite-bench", with: signal, sessions: sessions)
         if keep {
             #expect(stderr.contains("its scratch directory is kept at \(scratch)"), "\(stderr)")
             #expect(FileManager.default.fileExists(atPath: scratch + "/spotlite.toml"))
@@ -400,7 +385,7 @@ struct BenchmarkInterruptTests {
             work = temporary + "/" + (try #require(made, "no work directory under \(temporary)"))
         }
 
-        let stderr = Self.interrupt(bench, with: signal, sessions: sessions)
+        let stderr = ReliabilityTests.InterruptTests.interrupt(bench, named: "spotlite-bench", with: signal, sessions: sessions)
         if givenWorkDirectory {
             #expect(stderr.contains("its work directory is kept at \(work)"), "\(stderr)")
             #expect(FileManager.default.fileExists(atPath: work + "/corpus.jsonl"))

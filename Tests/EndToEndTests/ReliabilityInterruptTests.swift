@@ -55,15 +55,7 @@ extension ReliabilityTests {
             let workspaceLine = try #require(harness.standardErrorText.split(separator: "\n").first { $0.contains(" mode, in ") })
             let workspace = String(workspaceLine[workspaceLine.range(of: " mode, in ")!.upperBound...])
 
-            harness.kill(signal)
-            let ended = harness.wait(timeout: harness.elapsed + 60)
-            let stderr = harness.standardErrorText
-            #expect(!ended.timedOut, "the harness did not exit within 60 s of the signal: \(stderr)")
-            #expect(ended.exitStatus == 128 + signal, "exit status \(ended): \(stderr)")
-            let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
-            #expect(stderr.contains("spotlite-reliability: interrupted by \(name); stopped the "), "\(stderr)")
-            let survivors = Self.survivors(sessions: sessions, group: harness.pid)
-            #expect(survivors.isEmpty, "still running after the harness exited: \(survivors.map { "\($0.pid) \($0.name)" })")
+            let stderr = Self.interrupt(harness, named: "spotlite-reliability", with: signal, sessions: sessions)
             if keep {
                 #expect(stderr.contains("its scratch directory is kept at \(workspace)"), "\(stderr)")
                 #expect(FileManager.default.fileExists(atPath: workspace + "/spotlite.toml"))
@@ -77,6 +69,22 @@ extension ReliabilityTests {
         /// The integers following `prefix` in `text`.
         private static func numbers(after prefix: String, in text: String) -> [pid_t] {
             text.components(separatedBy: prefix).dropFirst().compactMap { pid_t($0.prefix { $0.isNumber }) }
+        }
+
+        /// Sends `signal` to `child` (the program `program`) and checks that it ended as an interrupted harness does:
+        /// within 60 s, with 128 + the signal, saying so on stderr, and leaving no process of its group or of
+        /// `sessions` running. Returns its stderr.
+        static func interrupt(_ child: ChildProcess, named program: String, with signal: Int32, sessions: Set<pid_t>) -> String {
+            child.kill(signal)
+            let ended = child.wait(timeout: child.elapsed + 60)
+            let stderr = child.standardErrorText
+            #expect(!ended.timedOut, "\(program) did not exit within 60 s of the signal: \(stderr)")
+            #expect(ended.exitStatus == 128 + signal, "exit status \(ended): \(stderr)")
+            let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
+            #expect(stderr.contains("\(program): interrupted by \(name); stopped the "), "\(stderr)")
+            let survivors = Self.survivors(sessions: sessions, group: child.pid)
+            #expect(survivors.isEmpty, "still running after \(program) exited: \(survivors.map { "\($0.pid) \($0.name)" })")
+            return stderr
         }
 
         /// Live processes (zombies excepted) in one of `sessions` or in process group `group`, from /proc.
