@@ -47,15 +47,9 @@ final class DocumentBuilder {
             switch field.type {
             case .text:
                 if let text = value.indexText, !text.isEmpty {
-                    if let spellingWords, field.feedsSpelling {
-                        try generator.indexText(text, weight: UInt32(field.weight), positions: field.hasPositions,
-                                                countingSpellingInto: spellingWords)
-                    } else {
-                        try generator.indexText(text, weight: UInt32(field.weight), positions: field.hasPositions)
-                    }
-                    if let prefix = field.termPrefix {
-                        try generator.indexText(text, weight: 1, prefix: prefix, positions: field.hasPositions)
-                    }
+                    try generator.indexField(text, weight: UInt32(field.weight), prefix: field.termPrefix ?? "",
+                                             positions: field.hasPositions,
+                                             countingSpellingInto: field.feedsSpelling ? spellingWords : nil)
                     try generator.startNextField()
                 }
             case .keyword:

@@ -60,14 +60,20 @@ package final class XapianTermGenerator {
         }
     }
 
-    /// Indexes `text` without a prefix into the current document, as ``indexText(_:weight:prefix:positions:)`` does,
-    /// and counts into `words` each word Xapian's spelling data would get from it (once per occurrence), without
-    /// writing to any database.
-    package func indexText(_ text: String, weight: UInt32, positions: Bool,
-                           countingSpellingInto words: XapianSpellingWords) throws {
+    /// Indexes `text` as one field: its words without a prefix, each occurrence raising a term's wdf by `weight`,
+    /// then (when `prefix` is not empty) again with `prefix`, each occurrence raising it by 1, with the positions two
+    /// ``indexText(_:weight:prefix:positions:)`` calls would give; the text is tokenised and stemmed once.
+    /// With `words`, counts into it each unprefixed word Xapian's spelling data would get from the text (once per
+    /// occurrence), without writing to any database.
+    /// - Parameter weight: not 0.
+    package func indexField(_ text: String, weight: UInt32, prefix: String = "", positions: Bool,
+                            countingSpellingInto words: XapianSpellingWords? = nil) throws {
         try XapianBytes.with(text) { textPointer, textLength in
-            _ = try xapianCall {
-                cx_term_generator_index_text_spelling(handle, textPointer, textLength, weight, positions, words.handle, $0)
+            try XapianBytes.with(prefix) { prefixPointer, prefixLength in
+                _ = try xapianCall {
+                    cx_term_generator_index_field(handle, textPointer, textLength, weight, prefixPointer, prefixLength,
+                                                  positions, words?.handle, $0)
+                }
             }
         }
     }
