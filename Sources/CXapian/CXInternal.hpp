@@ -205,6 +205,9 @@ inline void reset_out(char **out, size_t *out_len) noexcept {
 /// A stemmer from a language name; NULL, "" and "none" give no stemming.
 Xapian::Stem stemmer(const char *language);
 
+/// `stemmer`, remembering the stems of up to `capacity` words (0: none); no stemming stays no stemming.
+Xapian::Stem remembering(const Xapian::Stem &stemmer, size_t capacity);
+
 /// A reference-counted stopper Xapian deletes when its last user goes away.
 const Xapian::Stopper *make_stopper(const cx_stopper *stopper);
 

@@ -146,6 +146,25 @@ Record recorded(Xapian::WritableDatabase &db, const std::string &unique, Xapian:
     return decode_record(db.get_document(*posting).get_value(slot));
 }
 
+/// The document indexed by `unique`: its id (0 when there is none) and record, and whether other documents carry
+/// the term too (written by something else: replacing by term leaves one of them).
+struct Indexed {
+    Xapian::docid id = 0;
+    bool has_duplicates = false;
+    Record record;
+};
+
+Indexed indexed(Xapian::WritableDatabase &db, const std::string &unique, Xapian::valueno slot) {
+    Xapian::PostingIterator posting = db.postlist_begin(unique);
+    const Xapian::PostingIterator end = db.postlist_end(unique);
+    if (posting == end) return {};
+    Indexed found;
+    found.id = *posting;
+    found.record = decode_record(db.get_document(found.id).get_value(slot));
+    found.has_duplicates = ++posting != end;
+    return found;
+}
+
 } // namespace
 
 void cx::remove_recorded_spelling(Xapian::WritableDatabase &db, Xapian::docid docid, Xapian::valueno slot) {
@@ -186,16 +205,22 @@ bool cx_writable_database_write_document_spelling(cx_writable_database *db, cons
         // remove_value throws when the slot is empty.
         if (!document->doc.get_value(slot).empty()) document->doc.remove_value(slot);
         const std::string digest = document_digest(document->doc, slot);
-        const Record old = fresh ? Record() : recorded(db->db, unique, slot);
+        const Indexed existing = fresh ? Indexed() : indexed(db->db, unique, slot);
+        const Record &old = existing.record;
         // The same document again (an UPDATE writing the same text, or changing what no field reads): rewriting it
         // would change nothing but cost the whole replacement.
-        if (!old.digest.empty() && old.digest == digest && old.words == words->counts) return true;
+        if (!existing.has_duplicates && !old.digest.empty() && old.digest == digest && old.words == words->counts) {
+            return true;
+        }
         document->doc.add_value(slot, std::string(1, record_format) + digest + encode_words(words->counts));
         apply_difference(db->db, old.words, words->counts);
-        if (fresh) {
+        // The lookup above found the document's id: replacing by id spares Xapian looking the term up again.
+        if (fresh || existing.id == 0) {
             db->db.add_document(document->doc);
-        } else {
+        } else if (existing.has_duplicates) {
             db->db.replace_document(unique, document->doc);
+        } else {
+            db->db.replace_document(existing.id, document->doc);
         }
         if (written != nullptr) *written = true;
         return true;

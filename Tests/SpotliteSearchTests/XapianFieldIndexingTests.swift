@@ -25,8 +25,10 @@ struct XapianFieldIndexingTests {
     /// The document and the term position after indexing `fields` into a fresh document, each field either with
     /// `indexField` or with Xapian's two `index_text` calls, fields separated as the document builder does.
     private func build(_ fields: [String], weight: UInt32, prefix: String, positions: Bool, onePass: Bool,
-                       language: String? = "english") throws -> (terms: [XapianDocument.Term], position: UInt32) {
-        let generator = try XapianTermGenerator(language: language)
+                       language: String? = "english", rememberedStems: Int = 0) throws
+        -> (terms: [XapianDocument.Term], position: UInt32)
+    {
+        let generator = try XapianTermGenerator(language: language, rememberedStems: rememberedStems)
         let document = try XapianDocument()
         try generator.startDocument(document)
         for text in fields {
@@ -69,34 +71,59 @@ struct XapianFieldIndexingTests {
         #expect(!onePass.terms.contains { $0.bytes.first == UInt8(ascii: "Z") })
     }
 
+    @Test("remembering stems changes no term, however few are remembered", arguments: [8, 65_536])
+    func rememberedStemsChangeNothing(capacity: Int) throws {
+        for language in ["english", "german", "french"] {
+            // Twice over, so that the second time finds the words remembered (or forgotten, with room for eight).
+            let fields = Self.texts + Self.texts
+            let plain = try build(fields, weight: 2, prefix: "XTD:", positions: true, onePass: true, language: language)
+            let remembering = try build(fields, weight: 2, prefix: "XTD:", positions: true, onePass: true,
+                                        language: language, rememberedStems: capacity)
+            #expect(remembering.terms == plain.terms, "\(language)")
+            #expect(plain.terms.contains { $0.bytes.first == UInt8(ascii: "Z") }, "stems were made")
+        }
+        #expect(throws: XapianError.self) { _ = try XapianTermGenerator(language: "klingon", rememberedStems: 8) }
+    }
+
     @Test("the spelling words counted are the words Xapian's spelling flag adds, once per occurrence")
     func spellingWordsMatchXapian() throws {
+        for prefix in ["XTNAME:", ""] { try spellingWordsMatchXapian(prefix: prefix) }
+    }
+
+    private func spellingWordsMatchXapian(prefix: String) throws {
         let directory = try XapianTestDirectory()
-        let flagged = try XapianWritableDatabase(path: directory.database("flag"), noSync: true)
-        let counted = try XapianWritableDatabase(path: directory.database("counted"), noSync: true)
+        let flagged = try XapianWritableDatabase(path: directory.database("flag\(prefix)"), noSync: true)
+        let counted = try XapianWritableDatabase(path: directory.database("counted\(prefix)"), noSync: true)
         let flagGenerator = try XapianTermGenerator()
-        try flagGenerator.setSpellingDatabase(flagged)
         let generator = try XapianTermGenerator()
         let words = try XapianSpellingWords()
         for (index, text) in Self.texts.enumerated() {
             let flaggedDocument = try XapianDocument()
             try flagGenerator.startDocument(flaggedDocument)
+            try flagGenerator.setSpellingDatabase(nil)
+            try flagGenerator.indexText("running words before", weight: 1)
+            try flagGenerator.startNextField()
+            try flagGenerator.setSpellingDatabase(flagged)
             try flagGenerator.indexText(text, weight: 3)
-            try flagGenerator.indexText(text, weight: 1, prefix: "XTNAME:")
+            if !prefix.isEmpty { try flagGenerator.indexText(text, weight: 1, prefix: prefix) }
             try flagged.addDocument(uniqueTerm: "Q\(index)", document: flaggedDocument)
 
             let document = try XapianDocument()
             try generator.startDocument(document)
             try words.removeAll()
-            try generator.indexField(text, weight: 3, prefix: "XTNAME:", positions: true, countingSpellingInto: words)
+            // A field before, so that counting starts from a document holding words already.
+            try generator.indexField("running words before", weight: 1, positions: true)
+            try generator.startNextField()
+            try words.removeAll()
+            try generator.indexField(text, weight: 3, prefix: prefix, positions: true, countingSpellingInto: words)
             try counted.writeDocument(uniqueTerm: "Q\(index)", document: document, spellingWords: words, slot: 0,
                                       fresh: true)
         }
         try flagged.commit()
         try counted.commit()
-        let expected = try XapianDatabase(path: directory.database("flag")).spellings()
-        #expect(expected["running"] == 3, "the corpus above says running three times")
-        #expect(try XapianDatabase(path: directory.database("counted")).spellings() == expected)
+        let expected = try XapianDatabase(path: directory.database("flag\(prefix)")).spellings()
+        #expect(expected["running"] == 3, "the texts above say running three times")
+        #expect(try XapianDatabase(path: directory.database("counted\(prefix)")).spellings() == expected, "\(prefix)")
     }
 
     @Test("a weight of 0 is refused before the document or the term position change")

@@ -444,6 +444,11 @@ void cx_term_generator_free(cx_term_generator *generator) CX_NOEXCEPT;
  *  An unknown language fails with CX_ERR_INVALID_ARGUMENT. */
 bool cx_term_generator_set_stemmer(cx_term_generator *generator, const char *language, cx_error **err) CX_NOEXCEPT;
 
+/** Sets the stemmer as cx_term_generator_set_stemmer does, remembering the stems of up to `capacity` words (0: none),
+ *  as cx_stemmer_new's does: the terms are the same, stemming a word met before costs a lookup. */
+bool cx_term_generator_set_remembering_stemmer(cx_term_generator *generator, const char *language, size_t capacity,
+                                              cx_error **err) CX_NOEXCEPT;
+
 /** Uses a copy of `stopper`'s words (NULL: no stop words). */
 bool cx_term_generator_set_stopper(cx_term_generator *generator, const cx_stopper *stopper, cx_error **err) CX_NOEXCEPT;
 

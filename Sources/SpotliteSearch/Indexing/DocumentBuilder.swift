@@ -17,6 +17,11 @@ final class DocumentBuilder {
     /// of the rest, so that writing the same document again is skipped.
     static let recordSlot: UInt32 = 0
 
+    /// Words whose stems each builder remembers (``XapianTermGenerator/init(language:stopwords:cjkNgrams:rememberedStems:)``):
+    /// 64-byte entries, about 5 MiB a shard writer. On the Debian catalogue, remembering cut the instructions of
+    /// building a document's text by about a fifth.
+    static let rememberedStems = 65_536
+
     let schema: IndexSchema
     private let generator: XapianTermGenerator
     /// The spelling words of the last document built; nil when this builder's shard keeps no spelling data.
@@ -27,7 +32,8 @@ final class DocumentBuilder {
     init(schema: IndexSchema, recordsSpelling: Bool) throws {
         self.schema = schema
         generator = try XapianTermGenerator(language: schema.language == "none" ? nil : schema.language,
-                                            stopwords: schema.stopwords == "none" ? .none : .english)
+                                            stopwords: schema.stopwords == "none" ? .none : .english,
+                                            rememberedStems: Self.rememberedStems)
         spellingWords = recordsSpelling ? try XapianSpellingWords() : nil
     }
 
