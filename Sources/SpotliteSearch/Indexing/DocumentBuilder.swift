@@ -97,13 +97,33 @@ final class DocumentBuilder {
         return values.isEmpty ? nil : values.sorted().joined(separator: String(facetValueSeparator))
     }
 
+    /// The values of a keyword field: `text` cut at each `separator` (none: one value), each value without the
+    /// spaces and tabs around it (Foundation's `.whitespaces`), empty values left out.
     static func keywords(in text: String, separator: String?) -> [String] {
         guard let separator, !separator.isEmpty else {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = trimmed(Substring(text))
             return trimmed.isEmpty ? [] : [trimmed]
         }
-        return text.components(separatedBy: separator)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
+        // A one-character separator (the usual " " or ",") is cut without Foundation's bridging, on characters as
+        // Foundation does: a space followed by a combining mark is not a separator.
+        let pieces: [Substring]
+        if separator.count == 1, let character = separator.first {
+            pieces = text.split(separator: character, omittingEmptySubsequences: true)
+        } else {
+            pieces = text.components(separatedBy: separator).map { Substring($0) }
+        }
+        return pieces.map(trimmed).filter { !$0.isEmpty }
+    }
+
+    /// `text` without the spaces and tabs (Unicode's space separators and U+0009) at either end, trimmed scalar by
+    /// scalar as `trimmingCharacters(in: .whitespaces)` does.
+    private static func trimmed(_ text: Substring) -> String {
+        func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isBlank($0) }),
+              let last = scalars.lastIndex(where: { !isBlank($0) }) else { return "" }
+        return String(scalars[first...last])
     }
 }
