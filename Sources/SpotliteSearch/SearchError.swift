@@ -21,6 +21,9 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case unknownEntity(String, known: [String])
     /// A field that the entity does not index, or does not index in the way asked.
     case unknownField(String, reason: String)
+    /// A keyword filter that is not `FIELD:VALUE` (``SearchFilter/init(parsing:)``): the text as given, and what
+    /// part of it is missing.
+    case invalidFilter(String, reason: String)
     /// The Xapian engine failed in a way no case above describes. Decide by the error's
     /// ``XapianError/code`` (for example ``XapianError/Code/network`` for a remote shard); `outcome`, when given,
     /// says what the failure left behind (such as "the index in use is unchanged").
@@ -63,6 +66,8 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "unknown entity \"\(name)\"; the configuration describes: \(known.isEmpty ? "no entities" : known.joined(separator: ", "))"
         case let .unknownField(name, reason):
             return "unknown field \"\(name)\": \(reason)"
+        case let .invalidFilter(text, reason):
+            return "the filter \"\(text)\" \(reason); a filter is FIELD:VALUE, a keyword field and one of its values, e.g. section:utils"
         case let .engine(error, outcome):
             let what = "search engine error (\(error.type)): \(error.message)" + (outcome.map { " (\($0))" } ?? "")
             switch error.code {
