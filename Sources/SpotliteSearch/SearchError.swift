@@ -59,7 +59,10 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case let .indexCorrupt(path, reason):
             return "the index at \(path) cannot be read (\(reason)); rebuild the index (SpotliteIndexer.rebuild()) to build it again from the store"
         case let .invalidQuery(query, reason):
-            return "cannot parse the query \"\(query.count > 80 ? String(query.prefix(80)) + "…" : query)\": \(reason); check quotes, brackets and operators (AND, OR, NOT need words on both sides)"
+            // A reason that says what to write instead (a range's bound, a date) is the way out; Xapian's own
+            // messages name the problem only.
+            let advice = reason.contains("; ") ? "" : "; check quotes, brackets and operators (AND, OR, NOT need words on both sides)"
+            return "cannot parse the query \"\(query.count > 80 ? String(query.prefix(80)) + "…" : query)\": \(reason)\(advice)"
         case let .overBudget(query, reason):
             return "the query \"\(query.count > 80 ? String(query.prefix(80)) + "…" : query)\" is over its budget: \(reason)"
         case let .unknownEntity(name, known):

@@ -249,7 +249,9 @@ public final class IndexSearcher: Sendable {
             let query = try parser.parse(text, flags: spelling ? Self.flags.union(.spellingCorrection) : Self.flags)
             return try Self.queryOrMatchAll(query, text: text)
         } catch let error as XapianError {
-            throw SearchError.invalidQuery(query: text, reason: error.message)
+            // Xapian says only that no range processor took a range: name the field and the bound.
+            let explained = error.message.contains("Unknown range operation") ? schema.rangeFailure(in: text) : nil
+            throw SearchError.invalidQuery(query: text, reason: explained ?? error.message)
         }
     }
 
@@ -295,6 +297,9 @@ public final class IndexSearcher: Sendable {
 
     private func run(_ request: SearchRequest, on open: Open) throws -> (SearchResults, XapianSearchResults) {
         try Self.checkBudget(request)
+        if let problem = schema.rangeProblem(in: request.query) {
+            throw SearchError.invalidQuery(query: request.query, reason: problem)
+        }
         var filters: [XapianQuery] = []
         if !request.entities.isEmpty {
             for entity in request.entities { _ = try schema.entity(named: entity) }
