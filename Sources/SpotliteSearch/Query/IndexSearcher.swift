@@ -68,7 +68,8 @@ public final class IndexSearcher: Sendable {
     ///   - allowsPartialResults: answer from the reachable shards when some placed shards cannot be reached.
     ///
     /// - Throws: ``SearchError/invalidRanking(reason:)`` for ranking options out of range;
-    ///   ``SearchError/unknownField(_:reason:)`` when the configuration's fields cannot share one index.
+    ///   ``ConfigurationError`` (kind ``ConfigurationError/Kind/conflict``) when the configuration's fields cannot
+    ///   share one index (a configuration that passed ``SpotliteConfiguration/validate(source:)`` always can).
     public init(configuration: SpotliteConfiguration, indexPath: String? = nil, store: SpotliteStore? = nil,
                 ranking: RankingOptions? = nil, allowsPartialResults: Bool = false) throws {
         self.configuration = configuration
