@@ -84,3 +84,17 @@ extension CommandAuditTests {
         #expect(fine.status == 0, "\(fine.stderr)")
     }
 }
+
+extension CommandAuditTests {
+    /// The same file imported twice used to report every line as "updated"; nothing changed, and nothing was written.
+    @Test func anImportOfUnchangedRecordsCountsThemAsUnchanged() throws {
+        let tool = try indexedTool()
+        defer { tool.remove() }
+        let json = try tool.run(["import", "packages.jsonl", "--entity", "Package", "--json"])
+        let summary = try #require(try json.json() as? [String: Any])
+        #expect(summary["updated"] as? Int == 0 && summary["unchanged"] as? Int == 5, "\(json.stdout)")
+        #expect(summary["token"] is NSNull && summary["transactions"] as? Int == 0, "\(json.stdout)")
+        let human = try tool.run(["import", "packages.jsonl", "--entity", "Package"])
+        #expect(human.stdout.contains("0 inserted, 0 updated, 5 unchanged, 0 deleted"), "\(human.stdout)")
+    }
+}

@@ -13,7 +13,7 @@ struct CommandJSONShapeTests {
         let imported = try tool.run(["import", "packages.jsonl", "--entity", "Package", "--json"])
         #expect(imported.status == 0, "\(imported.stderr)")
         let importObject = try #require(try imported.json() as? [String: Any])
-        #expect(Set(importObject.keys) == ["entity", "inserted", "updated", "deleted", "transactions", "token", "seconds"])
+        #expect(Set(importObject.keys) == ["entity", "inserted", "updated", "unchanged", "deleted", "transactions", "token", "seconds"])
         #expect(importObject["entity"] as? String == "Package")
         #expect(importObject["inserted"] as? Int == 5)
         #expect(importObject["transactions"] as? Int == 1)
