@@ -98,3 +98,22 @@ extension CommandAuditTests {
         #expect(human.stdout.contains("0 inserted, 0 updated, 5 unchanged, 0 deleted"), "\(human.stdout)")
     }
 }
+
+extension CommandAuditTests {
+    /// Before the first build, `index status --json` used to give token 0 and 0 documents with nothing saying that
+    /// there is no index.
+    @Test func theStatusBeforeTheFirstBuildSaysThereIsNoIndex() throws {
+        let tool = try CommandLineTool()
+        defer { tool.remove() }
+        try tool.write(CommandLineTool.packages, to: "packages.jsonl")
+        #expect(try tool.run(["import", "packages.jsonl", "--entity", "Package"]).status == 0)
+        let before = try #require(try tool.run(["index", "status", "--json"]).json() as? [String: Any])
+        #expect(before["exists"] as? Bool == false && before["token"] as? Int == 0, "\(before)")
+        let human = try tool.run(["index", "status"])
+        #expect(human.stdout.contains("not built yet") && human.stdout.contains("0 (no index yet)"), "\(human.stdout)")
+        #expect(try tool.run(["index", "update"]).status == 0)
+        let after = try #require(try tool.run(["index", "status", "--json"]).json() as? [String: Any])
+        #expect(after["exists"] as? Bool == true, "\(after)")
+        #expect(!(try tool.run(["index", "status"]).stdout.contains("no index yet")))
+    }
+}

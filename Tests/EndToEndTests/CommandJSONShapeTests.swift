@@ -37,8 +37,9 @@ struct CommandJSONShapeTests {
         let status = try tool.run(["index", "status", "--json"])
         #expect(status.status == 0, "\(status.stderr)")
         let statusObject = try #require(try status.json() as? [String: Any])
-        #expect(Set(statusObject.keys) == ["index", "documents", "token", "store_token", "pending_transactions",
+        #expect(Set(statusObject.keys) == ["index", "exists", "documents", "token", "store_token", "pending_transactions",
                                            "oldest_history_token", "fingerprint", "checkpoints"])
+        #expect(statusObject["exists"] as? Bool == true)
         #expect(statusObject["documents"] as? Int == 5)
         #expect(statusObject["pending_transactions"] as? Int == 0)
         let checkpoints = try #require(statusObject["checkpoints"] as? [[String: Any]])
