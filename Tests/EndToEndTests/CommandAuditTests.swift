@@ -117,3 +117,39 @@ extension CommandAuditTests {
         #expect(!(try tool.run(["index", "status"]).stdout.contains("no index yet")))
     }
 }
+
+extension CommandAuditTests {
+    /// The first line of a printed hit used to show a field named `summary` only: with notes, whose text fields are
+    /// a title and a body, it showed the key alone. It shows the entity's first stored text field other than the key.
+    @Test func aHitsFirstLineShowsItsEntitysFirstStoredTextField() throws {
+        let notes = """
+            store = "../Index/store.sqlite"
+            index = "../Index/search"
+
+            [entities.Note]
+            key = "id"
+
+            [entities.Note.fields]
+            body   = { type = "text" }
+            folder = { type = "keyword", store = true }
+            title  = { type = "text", prefix = "title", store = true }
+
+            """
+        let tool = try CommandLineTool(configuration: notes)
+        defer { tool.remove() }
+        try tool.write(#"{"id": "n1", "title": "Shopping list", "body": "milk and bread", "folder": "home"}"# + "\n",
+                       to: "notes.jsonl")
+        #expect(try tool.run(["import", "notes.jsonl", "--entity", "Note"]).status == 0)
+        #expect(try tool.run(["index", "update"]).status == 0)
+        let output = try tool.run(["search", "bread", "--color", "never"])
+        let lines = output.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("1. n1  Note · ") == true && lines.first?.hasSuffix("  Shopping list") == true, "\(output.stdout)")
+        #expect(lines.count > 1 && lines[1].contains("folder: home") && !lines[1].contains("title:"), "\(output.stdout)")
+
+        // The packages keep their summary there (their key, name, is their first stored text field).
+        let packages = try indexedTool()
+        defer { packages.remove() }
+        let gimp = try packages.run(["search", "gimp", "--color", "never"])
+        #expect(gimp.stdout.hasPrefix("1. gimp  Package · ") && gimp.stdout.contains("  GNU Image Manipulation Program\n"), "\(gimp.stdout)")
+    }
+}
