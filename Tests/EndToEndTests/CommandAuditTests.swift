@@ -153,3 +153,36 @@ extension CommandAuditTests {
         #expect(gimp.stdout.hasPrefix("1. gimp  Package · ") && gimp.stdout.contains("  GNU Image Manipulation Program\n"), "\(gimp.stdout)")
     }
 }
+
+extension CommandAuditTests {
+    /// `search` used to open the store for writing, running a write transaction at start (WAL header written and
+    /// synced): behind another program's open write transaction it waited for the lock, then failed. It reads the
+    /// store read-only now.
+    @Test func searchReadsTheStoreWhileAnotherProgramHoldsItsWriteLock() throws {
+        let tool = try indexedTool()
+        defer { tool.remove() }
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        shell.arguments = [tool.path("Index/store.sqlite")]
+        let input = Pipe(), output = Pipe()
+        shell.standardInput = input
+        shell.standardOutput = output
+        try shell.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            shell.waitUntilExit()
+        }
+        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nSELECT 'holding';\n".utf8))
+        var said = ""
+        while !said.contains("holding") {
+            let data = output.fileHandleForReading.availableData
+            guard !data.isEmpty else { break }
+            said += String(decoding: data, as: UTF8.self)
+        }
+        #expect(said.contains("holding"), "the shell holds the write lock")
+        let search = try tool.run(["search", "database", "--json"])
+        #expect(search.status == 0, "\(search.stderr)")
+        let answer = try #require(try search.json() as? [String: Any])
+        #expect((answer["hits"] as? [[String: Any]])?.first?["snippet"] as? String != "", "snippets come from the store's rows")
+    }
+}

@@ -95,7 +95,7 @@ struct SearchCommand: AsyncParsableCommand {
         // A read replica answers from its copy of the index alone (snippets from stored fields): the store lives on
         // the master's machine, and a store found here would not be the one the index was built from.
         let isReplica = ReplicaFollower.replicaSource(at: environment.configuration.indexPath) != nil
-        let store = isReplica ? nil : try environment.openStoreForReading()
+        let store = isReplica ? nil : try environment.openStoreForReading(sealingForeignChanges: false)
         func makeSearcher() throws -> IndexSearcher {
             try IndexSearcher(configuration: environment.configuration, store: store, allowsPartialResults: allowPartial)
         }
