@@ -160,7 +160,8 @@ Indexed indexed(Xapian::WritableDatabase &db, const std::string &unique, Xapian:
     if (posting == end) return {};
     Indexed found;
     found.id = *posting;
-    found.record = decode_record(db.get_document(found.id).get_value(slot));
+    // The posting list just named the document: checking that it exists would cost another B-tree lookup.
+    found.record = decode_record(db.get_document(found.id, Xapian::DOC_ASSUME_VALID).get_value(slot));
     found.has_duplicates = ++posting != end;
     return found;
 }
