@@ -475,8 +475,8 @@ bool cx_term_generator_index_text(cx_term_generator *generator, const char *text
 
 /** Indexes UTF-8 `text` as one field into the current document, exactly as cx_term_generator_index_text without a
  *  prefix (each word's wdf raised by `wdf_increment`, not 0) followed, when `prefix` is not empty, by
- *  cx_term_generator_index_text with `prefix` and a wdf increment of 1, would; but tokenises and stems the text only
- *  once. With `words` (may be NULL), counts into it each unprefixed word FLAG_SPELLING would have added to the
+ *  cx_term_generator_index_text with `prefix` and a wdf increment of 1, would; with a prefix, the text is tokenised
+ *  and stemmed once for both copies. With `words` (may be NULL), counts into it each unprefixed word FLAG_SPELLING would have added to the
  *  spelling table (once per occurrence), without writing any database. */
 bool cx_term_generator_index_field(cx_term_generator *generator, const char *text, size_t text_len,
                                    uint32_t wdf_increment, const char *prefix, size_t prefix_len, bool with_positions,

@@ -70,7 +70,8 @@ package final class XapianTermGenerator {
 
     /// Indexes `text` as one field: its words without a prefix, each occurrence raising a term's wdf by `weight`,
     /// then (when `prefix` is not empty) again with `prefix`, each occurrence raising it by 1, with the positions two
-    /// ``indexText(_:weight:prefix:positions:)`` calls would give; the text is tokenised and stemmed once.
+    /// ``indexText(_:weight:prefix:positions:)`` calls would give; with a prefix, the text is tokenised and stemmed
+    /// once for both copies.
     /// With `words`, counts into it each unprefixed word Xapian's spelling data would get from the text (once per
     /// occurrence), without writing to any database.
     /// - Parameter weight: not 0.
