@@ -21,6 +21,9 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case unknownEntity(String, known: [String])
     /// A field that the entity does not index, or does not index in the way asked.
     case unknownField(String, reason: String)
+    /// A keyword filter that is not `FIELD:VALUE` (``SearchFilter/init(parsing:)``): the text as given, and what
+    /// part of it is missing.
+    case invalidFilter(String, reason: String)
     /// The Xapian engine failed in a way no case above describes. Decide by the error's
     /// ``XapianError/code`` (for example ``XapianError/Code/network`` for a remote shard); `outcome`, when given,
     /// says what the failure left behind (such as "the index in use is unchanged").
@@ -56,13 +59,18 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case let .indexCorrupt(path, reason):
             return "the index at \(path) cannot be read (\(reason)); rebuild the index (SpotliteIndexer.rebuild()) to build it again from the store"
         case let .invalidQuery(query, reason):
-            return "cannot parse the query \"\(query.count > 80 ? String(query.prefix(80)) + "…" : query)\": \(reason); check quotes, brackets and operators (AND, OR, NOT need words on both sides)"
+            // A reason that says what to write instead (a range's bound, a date) is the way out; Xapian's own
+            // messages name the problem only.
+            let advice = reason.contains("; ") ? "" : "; check quotes, brackets and operators (AND, OR, NOT need words on both sides)"
+            return "cannot parse the query \"\(query.count > 80 ? String(query.prefix(80)) + "…" : query)\": \(reason)\(advice)"
         case let .overBudget(query, reason):
             return "the query \"\(query.count > 80 ? String(query.prefix(80)) + "…" : query)\" is over its budget: \(reason)"
         case let .unknownEntity(name, known):
             return "unknown entity \"\(name)\"; the configuration describes: \(known.isEmpty ? "no entities" : known.joined(separator: ", "))"
         case let .unknownField(name, reason):
             return "unknown field \"\(name)\": \(reason)"
+        case let .invalidFilter(text, reason):
+            return "the filter \"\(text)\" \(reason); a filter is FIELD:VALUE, a keyword field and one of its values, e.g. section:utils"
         case let .engine(error, outcome):
             let what = "search engine error (\(error.type)): \(error.message)" + (outcome.map { " (\($0))" } ?? "")
             switch error.code {

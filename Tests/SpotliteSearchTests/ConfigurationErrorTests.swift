@@ -389,3 +389,35 @@ struct IdentifierRuleTests {
         }
     }
 }
+
+/// A configuration built in Swift and used without `validate(source:)`: the index still refuses fields that cannot
+/// share it, with a configuration error naming the key, as the validator would (it used to say "unknown field").
+@Suite("Conflicting fields of an unvalidated configuration")
+struct UnvalidatedConfigurationConflictTests {
+    static let conflicts: [(label: String, entities: [EntityConfiguration], keyPath: String, fragments: [String])] = [
+        ("one name, two types",
+         [EntityConfiguration(name: "A", key: "id", fields: [.text("name")]),
+          EntityConfiguration(name: "B", key: "id", fields: [.keyword("name")])],
+         "entities.B.fields.name", ["expected field \"name\" to have one type in every entity", "found keyword here and text"]),
+        ("a text prefix naming a keyword field",
+         [EntityConfiguration(name: "A", key: "id", fields: [.keyword("section"), .text("title", prefix: "section")])],
+         "entities.A.fields.title.prefix", ["expected \"section\" to mean one thing in queries", "the keyword field section"]),
+    ]
+
+    @Test("the index refuses them with a ConfigurationError of kind conflict", arguments: 0..<conflicts.count)
+    func refused(_ index: Int) throws {
+        let conflict = Self.conflicts[index]
+        let configuration = SpotliteConfiguration(storePath: "/nonexistent/store.sqlite", indexPath: "/nonexistent/search",
+                                                  entities: conflict.entities)
+        let error = #expect(throws: ConfigurationError.self, "\(conflict.label)") {
+            _ = try IndexSearcher(configuration: configuration)
+        }
+        #expect(error?.kind == .conflict && error?.keyPath == conflict.keyPath, "\(String(describing: error))")
+        for fragment in conflict.fragments {
+            #expect(error?.message.contains(fragment) == true, "\(String(describing: error)) lacks \(fragment)")
+        }
+        #expect(error?.description.contains("unknown field") == false)
+        // The validator refuses the same configuration at the same key.
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+    }
+}

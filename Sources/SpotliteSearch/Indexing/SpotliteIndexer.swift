@@ -109,7 +109,8 @@ public actor SpotliteIndexer {
     ///     `spotlite.indexer`).
     ///   - clock: the clock live indexing waits on, for the coalescing delay and between retries (a test passes a
     ///     clock it advances).
-    /// - Throws: ``SearchError/unknownField(_:reason:)`` when the configuration's fields cannot share one index.
+    /// - Throws: ``ConfigurationError`` (kind ``ConfigurationError/Kind/conflict``) when the configuration's fields
+    ///   cannot share one index (a configuration that passed ``SpotliteConfiguration/validate(source:)`` always can).
     public init(store: SpotliteStore, configuration: SpotliteConfiguration, indexPath: String? = nil,
                 documentProvider: (any IndexDocumentProvider)? = nil, coalescingDelay: Duration = .milliseconds(10),
                 logger: Logger? = nil, clock: any Clock<Duration> = ContinuousClock()) throws {

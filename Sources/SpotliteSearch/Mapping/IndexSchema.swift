@@ -89,8 +89,9 @@ struct IndexSchema: Sendable {
                         nextSlot += 1
                     }
                 }
+                let fieldPath = ConfigurationKeyPath("entities", entity.name, "fields", field.name)
                 if let existing = fieldsByName[field.name], existing.type != plan.type {
-                    throw SearchError.unknownField(field.name, reason: "it is a \(existing.type) field in one entity and a \(plan.type) field in \(entity.name); give one of them another name")
+                    throw Self.conflict(at: fieldPath, "expected field \(ConfigurationKeyPath.quoted(field.name)) to have one type in every entity, as the index shares it; found \(plan.type) here and \(existing.type) in another entity; rename one of them or give them one type")
                 }
                 if let prefix = plan.queryPrefix {
                     // Text fields of different entities may share a prefix (`title:` searching the titles of notes
@@ -98,7 +99,8 @@ struct IndexSchema: Sendable {
                     // its own name, which must mean that field alone.
                     let meaning = plan.type == .text ? "a text prefix" : "the \(plan.type) field \(field.name)"
                     if let other = queryPrefixes[prefix], other != meaning {
-                        throw SearchError.unknownField(field.name, reason: "its query prefix \"\(prefix):\" is already \(other); choose another prefix")
+                        let path = plan.type == .text ? fieldPath.appending("prefix") : fieldPath
+                        throw Self.conflict(at: path, "expected \(ConfigurationKeyPath.quoted(prefix)) to mean one thing in queries (\(prefix):…); found it as \(meaning) here and as \(other) elsewhere; rename the field or choose another prefix")
                     }
                     queryPrefixes[prefix] = meaning
                 }
@@ -117,6 +119,12 @@ struct IndexSchema: Sendable {
         self.language = configuration.indexer.stemmerName ?? "none"
         self.stopwords = configuration.indexer.stopwords
         self.fingerprint = configuration.indexFingerprint
+    }
+
+    /// A conflict between fields of a configuration that was not validated (one built in Swift): the checks
+    /// ``SpotliteConfiguration/validate(source:)`` makes, reported the same way.
+    private static func conflict(at path: ConfigurationKeyPath, _ message: String) -> ConfigurationError {
+        ConfigurationError(source: "configuration", at: path, kind: .conflict, message)
     }
 
     func entity(named name: String) throws -> Entity {

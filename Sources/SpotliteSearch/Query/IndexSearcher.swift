@@ -68,7 +68,8 @@ public final class IndexSearcher: Sendable {
     ///   - allowsPartialResults: answer from the reachable shards when some placed shards cannot be reached.
     ///
     /// - Throws: ``SearchError/invalidRanking(reason:)`` for ranking options out of range;
-    ///   ``SearchError/unknownField(_:reason:)`` when the configuration's fields cannot share one index.
+    ///   ``ConfigurationError`` (kind ``ConfigurationError/Kind/conflict``) when the configuration's fields cannot
+    ///   share one index (a configuration that passed ``SpotliteConfiguration/validate(source:)`` always can).
     public init(configuration: SpotliteConfiguration, indexPath: String? = nil, store: SpotliteStore? = nil,
                 ranking: RankingOptions? = nil, allowsPartialResults: Bool = false) throws {
         self.configuration = configuration
@@ -249,7 +250,9 @@ public final class IndexSearcher: Sendable {
             let query = try parser.parse(text, flags: spelling ? Self.flags.union(.spellingCorrection) : Self.flags)
             return try Self.queryOrMatchAll(query, text: text)
         } catch let error as XapianError {
-            throw SearchError.invalidQuery(query: text, reason: error.message)
+            // Xapian says only that no range processor took a range: name the field and the bound.
+            let explained = error.message.contains("Unknown range operation") ? schema.rangeFailure(in: text) : nil
+            throw SearchError.invalidQuery(query: text, reason: explained ?? error.message)
         }
     }
 
@@ -295,6 +298,9 @@ public final class IndexSearcher: Sendable {
 
     private func run(_ request: SearchRequest, on open: Open) throws -> (SearchResults, XapianSearchResults) {
         try Self.checkBudget(request)
+        if let problem = schema.rangeProblem(in: request.query) {
+            throw SearchError.invalidQuery(query: request.query, reason: problem)
+        }
         var filters: [XapianQuery] = []
         if !request.entities.isEmpty {
             for entity in request.entities { _ = try schema.entity(named: entity) }

@@ -102,10 +102,18 @@ public struct SearchFilter: Sendable, Hashable {
 
     /// Parses `FIELD:VALUE`.
     ///
-    /// - Throws: ``SearchError/unknownField(_:reason:)`` when there is no `FIELD:` before the value.
+    /// - Throws: ``SearchError/invalidFilter(_:reason:)`` when the text has no field before the colon, or no value
+    ///   after it (or no colon at all).
     public init(parsing text: String) throws {
-        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
-            throw SearchError.unknownField(text, reason: "a filter is FIELD:VALUE, e.g. section:utils")
+        guard let colon = text.firstIndex(of: ":") else {
+            throw SearchError.invalidFilter(text, reason: "has no value")
+        }
+        guard colon != text.startIndex else {
+            throw SearchError.invalidFilter(text, reason: "has no field before the colon")
+        }
+        // An empty value matches nothing: most likely the value was lost (an unset shell variable).
+        guard text.index(after: colon) != text.endIndex else {
+            throw SearchError.invalidFilter(text, reason: "has no value after the colon")
         }
         field = String(text[..<colon])
         value = String(text[text.index(after: colon)...])

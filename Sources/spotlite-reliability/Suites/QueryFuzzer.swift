@@ -84,6 +84,7 @@ struct QueryFuzzer {
         case .overBudget: "over budget"
         case .unknownEntity: "unknown entity"
         case .unknownField: "unknown field"
+        case .invalidFilter: "invalid filter"
         case .indexMissing: "index missing"
         case .indexCorrupt: "index corrupt"
         case .indexLocked: "index locked"

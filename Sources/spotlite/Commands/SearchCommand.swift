@@ -81,12 +81,15 @@ struct SearchCommand: AsyncParsableCommand {
         if let queries, !words.isEmpty {
             throw ValidationError("--queries \(queries) runs the queries of that file, one a line, and would ignore \(words.joined(separator: " ").debugDescription); give either a query or --queries FILE")
         }
-        if queries == nil && words.isEmpty && filters.isEmpty && entities.isEmpty {
-            throw ValidationError("give a query (e.g. `spotlite search xapian`), a --filter, or --queries FILE")
-        }
     }
 
     func run() async throws {
+        // Checked here, not in validate(): the argument parser validates before it reports unknown options, so
+        // `search --bogus` would be told to give a query instead of hearing about --bogus.
+        if queries == nil && words.isEmpty && filters.isEmpty && entities.isEmpty {
+            throw ValidationError("give a query (e.g. `spotlite search xapian`), a --filter, or --queries FILE")
+        }
+        let parsedFilters = try filters.map(SearchFilter.init(parsing:))
         let environment = try CommandEnvironment(options: options)
         try environment.requireEntities()
         // A read replica answers from its copy of the index alone (snippets from stored fields): the store lives on
@@ -97,7 +100,6 @@ struct SearchCommand: AsyncParsableCommand {
             try IndexSearcher(configuration: environment.configuration, store: store, allowsPartialResults: allowPartial)
         }
         let searcher = try makeSearcher()
-        let parsedFilters = try filters.map(SearchFilter.init(parsing:))
         let highlight = !json && Terminal.usesColor
         let expansion: SearchRequest.Expansion
         switch expand {

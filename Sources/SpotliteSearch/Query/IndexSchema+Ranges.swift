@@ -1,0 +1,111 @@
+/// The ranges a query writes (`FIELD:LOW..HIGH`), checked against the schema so that a range the index cannot
+/// answer is an error naming the field and what ranges take, not a silent search for its words (without number or
+/// date fields Xapian reads `size:10..20` as words) or Xapian's bare "Unknown range operation".
+extension IndexSchema {
+    /// A range as written in a query, outside quotes: `field` is nil for a bare `LOW..HIGH`.
+    struct WrittenRange: Equatable {
+        var text: String
+        var field: String?
+        var low: String
+        var high: String
+    }
+
+    /// The `[FIELD:]LOW..HIGH` words of `query` outside double quotes, with the brackets and `+`/`-` around them
+    /// taken off. Words whose bounds hold `:`, `/` or `"` (addresses, quoted text) are not ranges.
+    static func writtenRanges(in query: String) -> [WrittenRange] {
+        guard query.contains("..") else { return [] }
+        var ranges: [WrittenRange] = []
+        var inQuotes = false
+        for word in query.split(whereSeparator: \.isWhitespace) {
+            let quotes = word.count(where: { $0 == "\"" })
+            defer { if quotes % 2 == 1 { inQuotes.toggle() } }
+            guard !inQuotes, quotes == 0 else { continue }
+            var text = word.drop(while: { "+-(".contains($0) })
+            while text.last == ")" { text.removeLast() }
+            guard let dots = text.range(of: "..") else { continue }
+            var field: String?
+            var bounds = text[...]
+            if let colon = text.firstIndex(of: ":"), colon < dots.lowerBound {
+                let name = text[..<colon]
+                guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else { continue }
+                field = String(name)
+                bounds = text[text.index(after: colon)...]
+            }
+            guard !bounds.contains(where: { ":/".contains($0) }), let split = bounds.range(of: "..") else { continue }
+            ranges.append(WrittenRange(text: String(text), field: field, low: String(bounds[..<split.lowerBound]),
+                                       high: String(bounds[split.upperBound...])))
+        }
+        return ranges
+    }
+
+    /// The number and date fields, which take ranges, in configuration order.
+    var rangeFieldNames: [String] {
+        var names: [String] = []
+        for entity in entityNames.compactMap({ entities[$0] }) {
+            for field in entity.fields where (field.type == .number || field.type == .date) && !names.contains(field.name) {
+                names.append(field.name)
+            }
+        }
+        return names
+    }
+
+    /// A range of this index, for a message: on its first number field, else its first date field.
+    private var rangeExample: String {
+        let fields = entityNames.compactMap { entities[$0] }.flatMap(\.fields)
+        if let number = fields.first(where: { $0.type == .number }) { return "\(number.name):10..20" }
+        if let date = fields.first(where: { $0.type == .date }) { return "\(date.name):2024-01-01..2024-06-30" }
+        return "size:10..20"
+    }
+
+    /// What ranges take here, for the end of a message.
+    private var rangesTake: String {
+        let names = rangeFieldNames
+        return names.isEmpty
+            ? "this configuration has no number or date fields, so the index takes no ranges (a field with type = \"number\" or \"date\" would)"
+            : "ranges take the number and date fields: " + names.joined(separator: ", ")
+    }
+
+    /// Why a range of `query` cannot be searched before Xapian sees it: a range on a name that is no number or date
+    /// field (nor a keyword, whose values may hold `..`). Nil when every range names such a field.
+    func rangeProblem(in query: String) -> String? {
+        for range in Self.writtenRanges(in: query) {
+            guard let name = range.field else { continue }
+            if name == Self.entityQueryPrefix { continue }
+            if let field = fieldsByName[name], field.queryPrefix == name, field.type != .text {
+                if field.type == .stored {
+                    return "\(name) is a stored field, which is not searched, so \(range.text) is no range; \(rangesTake)"
+                }
+                continue  // number, date, or a keyword value
+            }
+            if queryPrefixMeanings[name] == .text {
+                return "\(name): is the prefix of a text field, not a number or date field, so \(range.text) is no range; \(rangesTake)"
+            }
+            return "there is no number or date field \(name) for the range \(range.text); \(rangesTake)"
+        }
+        return nil
+    }
+
+    /// Why Xapian found no range processor for a range of `query` ("Unknown range operation"): a bound of a number
+    /// field that is not a number, or a range without a field. Nil when the ranges explain nothing.
+    func rangeFailure(in query: String) -> String? {
+        for range in Self.writtenRanges(in: query) {
+            guard let name = range.field else {
+                return "the range \(range.text) names no field; write FIELD:LOW..HIGH, e.g. \(rangeExample); \(rangesTake)"
+            }
+            guard let field = fieldsByName[name], field.type == .number else { continue }
+            for bound in [range.low, range.high] where !bound.isEmpty && Double(bound) == nil {
+                return "'\(bound)' in the range \(range.text) is not a number, and \(name) is a number field; write numbers, e.g. \(name):10..20 (either side may be empty)"
+            }
+        }
+        return nil
+    }
+
+    /// What each query prefix means: text prefixes, and the names of keyword, number and date fields.
+    private var queryPrefixMeanings: [String: FieldType] {
+        var meanings: [String: FieldType] = [:]
+        for field in entities.values.flatMap(\.fields) {
+            if let prefix = field.queryPrefix { meanings[prefix] = field.type }
+        }
+        return meanings
+    }
+}
