@@ -9,6 +9,8 @@ extension IndexStatus {
     package var jsonObject: [String: Any] {
         var object: [String: Any] = [
             "index": index,
+            // Before the first build documents and token are 0: this says that there is no index yet.
+            "exists": exists,
             "documents": documents,
             "token": token?.rawValue ?? 0,
             "store_token": storeToken?.rawValue ?? 0,

@@ -84,3 +84,105 @@ extension CommandAuditTests {
         #expect(fine.status == 0, "\(fine.stderr)")
     }
 }
+
+extension CommandAuditTests {
+    /// The same file imported twice used to report every line as "updated"; nothing changed, and nothing was written.
+    @Test func anImportOfUnchangedRecordsCountsThemAsUnchanged() throws {
+        let tool = try indexedTool()
+        defer { tool.remove() }
+        let json = try tool.run(["import", "packages.jsonl", "--entity", "Package", "--json"])
+        let summary = try #require(try json.json() as? [String: Any])
+        #expect(summary["updated"] as? Int == 0 && summary["unchanged"] as? Int == 5, "\(json.stdout)")
+        #expect(summary["token"] is NSNull && summary["transactions"] as? Int == 0, "\(json.stdout)")
+        let human = try tool.run(["import", "packages.jsonl", "--entity", "Package"])
+        #expect(human.stdout.contains("0 inserted, 0 updated, 5 unchanged, 0 deleted"), "\(human.stdout)")
+    }
+}
+
+extension CommandAuditTests {
+    /// Before the first build, `index status --json` used to give token 0 and 0 documents with nothing saying that
+    /// there is no index.
+    @Test func theStatusBeforeTheFirstBuildSaysThereIsNoIndex() throws {
+        let tool = try CommandLineTool()
+        defer { tool.remove() }
+        try tool.write(CommandLineTool.packages, to: "packages.jsonl")
+        #expect(try tool.run(["import", "packages.jsonl", "--entity", "Package"]).status == 0)
+        let before = try #require(try tool.run(["index", "status", "--json"]).json() as? [String: Any])
+        #expect(before["exists"] as? Bool == false && before["token"] as? Int == 0, "\(before)")
+        let human = try tool.run(["index", "status"])
+        #expect(human.stdout.contains("not built yet") && human.stdout.contains("0 (no index yet)"), "\(human.stdout)")
+        #expect(try tool.run(["index", "update"]).status == 0)
+        let after = try #require(try tool.run(["index", "status", "--json"]).json() as? [String: Any])
+        #expect(after["exists"] as? Bool == true, "\(after)")
+        #expect(!(try tool.run(["index", "status"]).stdout.contains("no index yet")))
+    }
+}
+
+extension CommandAuditTests {
+    /// The first line of a printed hit used to show a field named `summary` only: with notes, whose text fields are
+    /// a title and a body, it showed the key alone. It shows the entity's first stored text field other than the key.
+    @Test func aHitsFirstLineShowsItsEntitysFirstStoredTextField() throws {
+        let notes = """
+            store = "../Index/store.sqlite"
+            index = "../Index/search"
+
+            [entities.Note]
+            key = "id"
+
+            [entities.Note.fields]
+            body   = { type = "text" }
+            folder = { type = "keyword", store = true }
+            title  = { type = "text", prefix = "title", store = true }
+
+            """
+        let tool = try CommandLineTool(configuration: notes)
+        defer { tool.remove() }
+        try tool.write(#"{"id": "n1", "title": "Shopping list", "body": "milk and bread", "folder": "home"}"# + "\n",
+                       to: "notes.jsonl")
+        #expect(try tool.run(["import", "notes.jsonl", "--entity", "Note"]).status == 0)
+        #expect(try tool.run(["index", "update"]).status == 0)
+        let output = try tool.run(["search", "bread", "--color", "never"])
+        let lines = output.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("1. n1  Note · ") == true && lines.first?.hasSuffix("  Shopping list") == true, "\(output.stdout)")
+        #expect(lines.count > 1 && lines[1].contains("folder: home") && !lines[1].contains("title:"), "\(output.stdout)")
+
+        // The packages keep their summary there (their key, name, is their first stored text field).
+        let packages = try indexedTool()
+        defer { packages.remove() }
+        let gimp = try packages.run(["search", "gimp", "--color", "never"])
+        #expect(gimp.stdout.hasPrefix("1. gimp  Package · ") && gimp.stdout.contains("  GNU Image Manipulation Program\n"), "\(gimp.stdout)")
+    }
+}
+
+extension CommandAuditTests {
+    /// `search` used to open the store for writing, running a write transaction at start (WAL header written and
+    /// synced): behind another program's open write transaction it waited for the lock, then failed. It reads the
+    /// store read-only now.
+    @Test func searchReadsTheStoreWhileAnotherProgramHoldsItsWriteLock() throws {
+        let tool = try indexedTool()
+        defer { tool.remove() }
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        shell.arguments = [tool.path("Index/store.sqlite")]
+        let input = Pipe(), output = Pipe()
+        shell.standardInput = input
+        shell.standardOutput = output
+        try shell.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            shell.waitUntilExit()
+        }
+        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nSELECT 'holding';\n".utf8))
+        var said = ""
+        while !said.contains("holding") {
+            let data = output.fileHandleForReading.availableData
+            guard !data.isEmpty else { break }
+            said += String(decoding: data, as: UTF8.self)
+        }
+        #expect(said.contains("holding"), "the shell holds the write lock")
+        let search = try tool.run(["search", "database", "--json"])
+        #expect(search.status == 0, "\(search.stderr)")
+        let answer = try #require(try search.json() as? [String: Any])
+        #expect((answer["hits"] as? [[String: Any]])?.first?["snippet"] as? String != "", "snippets come from the store's rows")
+    }
+}

@@ -13,7 +13,7 @@ struct CommandJSONShapeTests {
         let imported = try tool.run(["import", "packages.jsonl", "--entity", "Package", "--json"])
         #expect(imported.status == 0, "\(imported.stderr)")
         let importObject = try #require(try imported.json() as? [String: Any])
-        #expect(Set(importObject.keys) == ["entity", "inserted", "updated", "deleted", "transactions", "token", "seconds"])
+        #expect(Set(importObject.keys) == ["entity", "inserted", "updated", "unchanged", "deleted", "transactions", "token", "seconds"])
         #expect(importObject["entity"] as? String == "Package")
         #expect(importObject["inserted"] as? Int == 5)
         #expect(importObject["transactions"] as? Int == 1)
@@ -37,8 +37,9 @@ struct CommandJSONShapeTests {
         let status = try tool.run(["index", "status", "--json"])
         #expect(status.status == 0, "\(status.stderr)")
         let statusObject = try #require(try status.json() as? [String: Any])
-        #expect(Set(statusObject.keys) == ["index", "documents", "token", "store_token", "pending_transactions",
+        #expect(Set(statusObject.keys) == ["index", "exists", "documents", "token", "store_token", "pending_transactions",
                                            "oldest_history_token", "fingerprint", "checkpoints"])
+        #expect(statusObject["exists"] as? Bool == true)
         #expect(statusObject["documents"] as? Int == 5)
         #expect(statusObject["pending_transactions"] as? Int == 0)
         let checkpoints = try #require(statusObject["checkpoints"] as? [[String: Any]])

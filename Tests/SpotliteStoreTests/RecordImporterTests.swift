@@ -30,4 +30,21 @@ struct RecordImporterTests {
         #expect(nothing.transactions == 0 && nothing.token == nil)
         #expect(try store.historyStatistics().transactions == 2)
     }
+
+    /// The same line imported twice used to count as an update the second time, although nothing changed.
+    @Test("a line giving a record the values it has is counted as unchanged, writes nothing and records no history")
+    func unchangedRecordsAreCountedAsSuch() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SpotliteStore(path: directory.path("store.sqlite"), model: Fixtures.model)
+        let line = #"{"name": "vim", "summary": "editor"}"#
+        let first = try run([line], store: store, in: directory)
+        #expect(first.inserted == 1 && first.updated == 0 && first.unchanged == 0)
+        let changes = try store.historyStatistics().changes
+        let again = try run([line, #"{"name": "vim"}"#], store: store, in: directory)
+        #expect(again.inserted == 0 && again.updated == 0 && again.unchanged == 2, "\(again)")
+        #expect(again.transactions == 0 && again.token == nil)
+        #expect(try store.historyStatistics().changes == changes)
+        let changed = try run([#"{"name": "vim", "summary": "text editor"}"#], store: store, in: directory)
+        #expect(changed.updated == 1 && changed.unchanged == 0 && changed.transactions == 1, "\(changed)")
+    }
 }

@@ -115,7 +115,7 @@ extension SpotliteIndexer {
         }
         guard Double(pending) > limit else { return nil }
         let line = share == 1 ? "outnumber the" : "are more than \(Int(share * 100))% of the"
-        return "\(pending) pending inserts and updates \(line) \(documents) documents: a rebuild is faster than applying them one by one"
+        return "\(GroupedNumber.text(pending)) pending inserts and updates \(line) \(GroupedNumber.text(documents)) documents: a rebuild is faster than applying them one by one"
     }
 
     /// The inserts and updates after `token` that can change a document (``IndexRecordReader/indexes(_:)``), read a

@@ -14,8 +14,10 @@ public struct RecordImporter: Sendable {
         public var entity: String
         /// Records that did not exist before.
         public var inserted = 0
-        /// Existing records whose columns the import set.
+        /// Existing records whose columns the import changed.
         public var updated = 0
+        /// Existing records that already had every value their line gives: not written, so no history records them.
+        public var unchanged = 0
         /// Records deleted by `"_delete": true` lines.
         public var deleted = 0
         /// History transactions the import recorded (a batch that changed nothing records none).
@@ -195,8 +197,8 @@ public struct RecordImporter: Sendable {
     private func write(_ batch: [PendingRecord], into summary: inout Summary) throws {
         let table = Identifier.quoted(entity.name)
         let keyColumn = Identifier.quoted(entity.key)
-        let (counts, token) = try store.writeReturningToken(author: author, context: contextName) { db -> (Int, Int, Int) in
-            var inserted = 0, updated = 0, deleted = 0
+        let (counts, token) = try store.writeReturningToken(author: author, context: contextName) { db -> (Int, Int, Int, Int) in
+            var inserted = 0, updated = 0, unchanged = 0, deleted = 0
             let exists = try db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE \(keyColumn) = ?")
             let delete = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(keyColumn) = ?")
             for record in batch {
@@ -209,22 +211,33 @@ public struct RecordImporter: Sendable {
                 // Column names come from the table, which another program may have created with any name.
                 let columnList = record.columns.map(Identifier.quoted).joined(separator: ", ")
                 let placeholders = Array(repeating: "?", count: record.columns.count).joined(separator: ", ")
-                let updates = record.columns.filter { $0 != entity.key }
-                    .map { "\(Identifier.quoted($0)) = excluded.\(Identifier.quoted($0))" }
-                let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", ")
+                let setColumns = record.columns.filter { $0 != entity.key }
+                let updates = setColumns.map { "\(Identifier.quoted($0)) = excluded.\(Identifier.quoted($0))" }
+                // A line giving the values the record already has writes nothing (`IS NOT` compares as the history
+                // triggers do, after the columns' type affinity): it is counted as unchanged, not updated.
+                let differs = setColumns.map { "\(table).\(Identifier.quoted($0)) IS NOT excluded.\(Identifier.quoted($0))" }
+                let conflict = updates.isEmpty ? "DO NOTHING"
+                    : "DO UPDATE SET " + updates.joined(separator: ", ") + " WHERE " + differs.joined(separator: " OR ")
                 let upsert = try db.cachedStatement(sql: "INSERT INTO \(table) (\(columnList)) VALUES (\(placeholders)) ON CONFLICT(\(keyColumn)) \(conflict)")
                 do {
                     try upsert.execute(arguments: StatementArguments(record.values))
                 } catch let error as DatabaseError {
                     throw ImportError.malformedLine(record.line, "rejected by the database: \(error.message ?? "\(error)")")
                 }
-                if found { updated += 1 } else { inserted += 1 }
+                if !found {
+                    inserted += 1
+                } else if db.changesCount > 0 {
+                    updated += 1
+                } else {
+                    unchanged += 1
+                }
             }
-            return (inserted, updated, deleted)
+            return (inserted, updated, unchanged, deleted)
         }
         summary.inserted += counts.0
         summary.updated += counts.1
-        summary.deleted += counts.2
+        summary.unchanged += counts.2
+        summary.deleted += counts.3
         // A batch that changed nothing (deletes of absent keys) records no transaction; and the token is this
         // batch's own, not the store's newest, which another writer may have moved meanwhile.
         if let token {

@@ -92,11 +92,11 @@ struct ImportCommand: AsyncParsableCommand {
         if json {
             JSONOutput.print([
                 "entity": summary.entity, "inserted": summary.inserted, "updated": summary.updated,
-                "deleted": summary.deleted, "transactions": summary.transactions,
+                "unchanged": summary.unchanged, "deleted": summary.deleted, "transactions": summary.transactions,
                 "token": summary.token.map { $0.rawValue as Any } ?? NSNull(), "seconds": seconds,
             ] as [String: Any])
         } else {
-            print("Imported \(Plural.count(summary.lines, "line")) into \(summary.entity) in \(Terminal.duration(seconds)): \(Terminal.number(summary.inserted)) inserted, \(Terminal.number(summary.updated)) updated, \(Terminal.number(summary.deleted)) deleted.")
+            print("Imported \(Plural.count(summary.lines, "line")) into \(summary.entity) in \(Terminal.duration(seconds)): \(Terminal.number(summary.inserted)) inserted, \(Terminal.number(summary.updated)) updated, \(Terminal.number(summary.unchanged)) unchanged, \(Terminal.number(summary.deleted)) deleted.")
             if let token = summary.token {
                 print("\(Plural.count(summary.transactions, "history transaction")) by \(author) (context \(context)), up to token \(token).")
             } else {

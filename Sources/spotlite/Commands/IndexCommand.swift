@@ -160,7 +160,7 @@ struct IndexCommand: AsyncParsableCommand {
             ("Index", status.index + (status.exists ? "" : " (not built yet: run `spotlite index update`)")),
             ("Documents", Terminal.number(status.documents)),
             ("Token", status.token.map { "\($0)" }
-                ?? (status.unavailableShards.isEmpty ? "0" : "unknown (a shard cannot be read; the indexer's position is what every shard committed)")),
+                ?? (!status.exists ? "0 (no index yet)" : status.unavailableShards.isEmpty ? "0" : "unknown (a shard cannot be read; the indexer's position is what every shard committed)")),
             ("Store token", status.storeToken.map { "\($0)" } ?? "0"),
             ("Pending", Plural.count(status.pendingTransactions, "transaction")),
             ("Oldest history", status.oldestHistoryToken.map { "token \($0)" } ?? "none"),

@@ -95,7 +95,7 @@ struct SearchCommand: AsyncParsableCommand {
         // A read replica answers from its copy of the index alone (snippets from stored fields): the store lives on
         // the master's machine, and a store found here would not be the one the index was built from.
         let isReplica = ReplicaFollower.replicaSource(at: environment.configuration.indexPath) != nil
-        let store = isReplica ? nil : try environment.openStoreForReading()
+        let store = isReplica ? nil : try environment.openStoreForReading(sealingForeignChanges: false)
         func makeSearcher() throws -> IndexSearcher {
             try IndexSearcher(configuration: environment.configuration, store: store, allowsPartialResults: allowPartial)
         }
@@ -120,7 +120,7 @@ struct SearchCommand: AsyncParsableCommand {
         if let queries {
             // Each searcher holds its own open databases: the extra ones are opened only for a batch.
             let pool = SearcherPool(searchers: try [searcher] + (1..<(jobs ?? SearcherPool.defaultCount)).map { _ in try makeSearcher() })
-            try runBatch(queries, pool: pool, request: request)
+            try runBatch(queries, pool: pool, headlines: Self.headlineFields(of: environment.configuration), request: request)
             return
         }
         let results = try searcher.search(request(words.joined(separator: " ")))
@@ -130,7 +130,8 @@ struct SearchCommand: AsyncParsableCommand {
             output.write { results.appendJSON(to: &$0); $0.append(UInt8(ascii: "\n")) }
             output.flush()
         } else {
-            print(Self.render(results, facetValues: facetValues, limit: limit, offset: offset))
+            print(Self.render(results, headlines: Self.headlineFields(of: environment.configuration),
+                              facetValues: facetValues, limit: limit, offset: offset))
         }
         if results.total == 0 { Self.exitNothingFound() }
     }
@@ -147,7 +148,8 @@ struct SearchCommand: AsyncParsableCommand {
     /// on the pool's searchers at once, each answer written out as text by the thread that searched it, before the
     /// input is read again; answers are written in large pieces, flushed whenever the input makes us wait, so a
     /// program feeding queries through a pipe gets each answer promptly.
-    private func runBatch(_ path: String, pool: SearcherPool, request: (String) -> SearchRequest) throws {
+    private func runBatch(_ path: String, pool: SearcherPool, headlines: [String: String],
+                          request: (String) -> SearchRequest) throws {
         let reader = try LineReader(path: path)
         let output = OutputBuffer()
         defer { output.flush() }
@@ -165,7 +167,8 @@ struct SearchCommand: AsyncParsableCommand {
                         results.appendJSON(to: &text)
                         text.append(UInt8(ascii: "\n"))
                     } else {
-                        text.append(contentsOf: Self.render(results, facetValues: facetValues, limit: limit, offset: offset).utf8)
+                        text.append(contentsOf: Self.render(results, headlines: headlines, facetValues: facetValues,
+                                                            limit: limit, offset: offset).utf8)
                         text.append(contentsOf: "\n\n".utf8)
                     }
                     return PrintedAnswer(text: text, found: results.total > 0, unavailableShards: results.unavailableShards)
@@ -222,8 +225,20 @@ struct SearchCommand: AsyncParsableCommand {
         Foundation.exit(ExitStatus.noResults)
     }
 
-    /// The answer printed for humans: `facetValues`, `limit` and `offset` are the command's options.
-    static func render(_ results: SearchResults, facetValues: Int, limit: Int, offset: Int) -> String {
+    /// The field shown after each hit's key on its first line, by entity: the entity's first text field returned
+    /// with hits (`store = true`) other than its key, in configuration order (a package's summary, a note's title).
+    static func headlineFields(of configuration: SpotliteConfiguration) -> [String: String] {
+        var headlines: [String: String] = [:]
+        for entity in configuration.entities {
+            headlines[entity.name] = entity.fields.first { $0.type == .text && $0.store && $0.name != entity.key }?.name
+        }
+        return headlines
+    }
+
+    /// The answer printed for humans: `headlines` from ``headlineFields(of:)``; `facetValues`, `limit` and `offset`
+    /// are the command's options.
+    static func render(_ results: SearchResults, headlines: [String: String], facetValues: Int, limit: Int,
+                       offset: Int) -> String {
         var lines: [String] = []
         if let corrected = results.corrected {
             lines.append("No results for \"\(results.query)\"; showing results for \(Terminal.strong(corrected)).")
@@ -244,11 +259,12 @@ struct SearchCommand: AsyncParsableCommand {
         for (index, hit) in results.hits.enumerated() {
             let key = hit.key.description
             var header = "\(hit.rank). " + Terminal.strong(key) + "  " + Terminal.faint("\(hit.entity) · \(hit.percent)%")
-            if let summary = hit.fields["summary"], key != summary.description {
-                header += "  " + summary.description
+            let headline = headlines[hit.entity]
+            if let headline, let value = hit.fields[headline], key != value.description {
+                header += "  " + Self.shortened(value.description, to: 160)
             }
             lines.append(header)
-            let otherFields = hit.fields.filter { $0.key != "summary" && $0.value.description != key && !$0.value.description.isEmpty }
+            let otherFields = hit.fields.filter { $0.key != headline && $0.value.description != key && !$0.value.description.isEmpty }
                 .sorted { $0.key < $1.key }
                 .map { "\($0.key): \(Self.shortened($0.value.description, to: 80))" }
             if !otherFields.isEmpty { lines.append("   " + Terminal.faint(otherFields.joined(separator: "  "))) }

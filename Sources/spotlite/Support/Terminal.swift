@@ -1,3 +1,4 @@
+import SpotliteSearch
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -47,13 +48,7 @@ enum Terminal {
     }
 
     static func number(_ value: Int) -> String {
-        let digits = String(value.magnitude)
-        var out = ""
-        for (index, character) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { out += "," }
-            out.append(character)
-        }
-        return (value < 0 ? "-" : "") + out
+        GroupedNumber.text(value)
     }
 
     static func duration(_ seconds: Double) -> String {
