@@ -81,6 +81,29 @@ uint32_t cx_document_term_count(const cx_document *document, cx_error **err) noe
     return cx::guard(err, uint32_t(0), [&] { return cx::require(document, "document")->doc.termlist_count(); });
 }
 
+bool cx_document_terms(const cx_document *document, char **out, size_t *out_len, cx_error **err) noexcept {
+    cx::reset_out(out, out_len);
+    return cx::guard(err, false, [&] {
+        const Xapian::Document &doc = cx::require(document, "document")->doc;
+        std::string encoded;
+        auto append = [&encoded](uint32_t number) {
+            for (int byte = 0; byte < 4; ++byte) encoded.push_back(char(number >> (8 * byte)));
+        };
+        for (auto term = doc.termlist_begin(); term != doc.termlist_end(); ++term) {
+            const std::string name = *term;
+            append(uint32_t(name.size()));
+            encoded += name;
+            append(term.get_wdf());
+            append(term.positionlist_count());
+            for (auto position = term.positionlist_begin(); position != term.positionlist_end(); ++position) {
+                append(*position);
+            }
+        }
+        cx::copy_out(encoded, out, out_len);
+        return true;
+    });
+}
+
 bool cx_sortable_serialise(double value, char **out, size_t *out_len, cx_error **err) noexcept {
     cx::reset_out(out, out_len);
     return cx::guard(err, false, [&] {

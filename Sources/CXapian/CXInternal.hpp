@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <exception>
 #include <memory>
 #include <new>
@@ -54,12 +55,19 @@ struct cx_document {
     Xapian::Document doc;
 };
 
-struct cx_stopper {
-    std::vector<std::string> words;
-};
-
 struct cx_term_generator {
     Xapian::TermGenerator generator;
+    // Where cx_term_generator_index_field tokenises a field once before copying its terms: kept to reuse its memory.
+    Xapian::Document scratch;
+};
+
+struct cx_spelling_words {
+    // Sorted, so that the record of a document is the same bytes however its words were met.
+    std::map<std::string, Xapian::termcount> counts;
+};
+
+struct cx_stopper {
+    std::vector<std::string> words;
 };
 
 struct cx_query {
@@ -122,6 +130,12 @@ struct cx_mset {
 };
 
 namespace cx {
+
+/// Whether `term` is a word indexed without a prefix: TermGenerator lower-cases words, and every prefix (Xapian's
+/// conventions and the indexer's) starts with an ASCII capital.
+inline bool is_unprefixed_word(const std::string &term) {
+    return !term.empty() && !(term[0] >= 'A' && term[0] <= 'Z');
+}
 
 /// Thrown by the shim itself for misuse it detects (NULL handles, bad lengths, bad indexes). Reported with
 /// Xapian's type names, but never as a lost batch: nothing reached Xapian.
@@ -190,6 +204,9 @@ inline void reset_out(char **out, size_t *out_len) noexcept {
 
 /// A stemmer from a language name; NULL, "" and "none" give no stemming.
 Xapian::Stem stemmer(const char *language);
+
+/// `stemmer`, remembering the stems of up to `capacity` words (0: none); no stemming stays no stemming.
+Xapian::Stem remembering(const Xapian::Stem &stemmer, size_t capacity);
 
 /// A reference-counted stopper Xapian deletes when its last user goes away.
 const Xapian::Stopper *make_stopper(const cx_stopper *stopper);

@@ -5,20 +5,9 @@
 
 #include <map>
 
-struct cx_spelling_words {
-    // Sorted, so that the record of a document is the same bytes however its words were met.
-    std::map<std::string, Xapian::termcount> counts;
-};
-
 namespace {
 
 constexpr bool loses_batch = true;
-
-bool is_unprefixed_word(const std::string &term) {
-    // TermGenerator lower-cases words, and every prefix (Xapian's conventions and the indexer's) starts with an
-    // ASCII capital: a term starting otherwise is a word indexed without a prefix.
-    return !term.empty() && !(term[0] >= 'A' && term[0] <= 'Z');
-}
 
 void append_varint(std::string &out, uint64_t value) {
     while (value >= 0x80) {
@@ -126,16 +115,6 @@ Record decode_record(const std::string &in) {
     return Record{in.substr(1, digest_size), decode_words(in, 1 + digest_size)};
 }
 
-/// The unprefixed words of `document` with their wdf, in term order.
-std::vector<std::pair<std::string, Xapian::termcount>> unprefixed_words(const Xapian::Document &document) {
-    std::vector<std::pair<std::string, Xapian::termcount>> words;
-    for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
-        std::string name = *term;
-        if (is_unprefixed_word(name)) words.emplace_back(std::move(name), term.get_wdf());
-    }
-    return words;
-}
-
 /// Brings the spelling table from `old_counts` to `new_counts`: only the difference of each word is written.
 void apply_difference(Xapian::WritableDatabase &db, const std::map<std::string, Xapian::termcount> &old_counts,
                       const std::map<std::string, Xapian::termcount> &new_counts) {
@@ -167,6 +146,25 @@ Record recorded(Xapian::WritableDatabase &db, const std::string &unique, Xapian:
     return decode_record(db.get_document(*posting).get_value(slot));
 }
 
+/// The document indexed by `unique`: its id (0 when there is none) and record, and whether other documents carry
+/// the term too (written by something else: replacing by term leaves one of them).
+struct Indexed {
+    Xapian::docid id = 0;
+    bool has_duplicates = false;
+    Record record;
+};
+
+Indexed indexed(Xapian::WritableDatabase &db, const std::string &unique, Xapian::valueno slot) {
+    Xapian::PostingIterator posting = db.postlist_begin(unique);
+    const Xapian::PostingIterator end = db.postlist_end(unique);
+    if (posting == end) return {};
+    Indexed found;
+    found.id = *posting;
+    found.record = decode_record(db.get_document(found.id).get_value(slot));
+    found.has_duplicates = ++posting != end;
+    return found;
+}
+
 } // namespace
 
 void cx::remove_recorded_spelling(Xapian::WritableDatabase &db, Xapian::docid docid, Xapian::valueno slot) {
@@ -193,37 +191,6 @@ bool cx_spelling_words_clear(cx_spelling_words *words, cx_error **err) noexcept 
     });
 }
 
-bool cx_term_generator_index_text_spelling(cx_term_generator *generator, const char *text, size_t text_len,
-                                           uint32_t wdf_increment, bool with_positions, cx_spelling_words *words,
-                                           cx_error **err) noexcept {
-    return cx::guard(err, false, [&] {
-        cx::require(generator, "term generator");
-        cx::require(words, "spelling words");
-        if (wdf_increment == 0) cx::invalid_argument("wdf_increment is 0; spelling words are counted through it");
-        std::string source = cx::bytes(text, text_len, "text");
-        Xapian::TermGenerator &terms = generator->generator;
-        const Xapian::Document document = terms.get_document();
-        // FLAG_SPELLING adds each unprefixed word once per occurrence, exactly when the generator raises that
-        // word's wdf by wdf_increment: the rise of each unprefixed word's wdf over this text counts its occurrences.
-        const auto before = unprefixed_words(document);
-        if (with_positions) {
-            terms.index_text(source, wdf_increment);
-        } else {
-            terms.index_text_without_positions(source, wdf_increment);
-        }
-        auto previous = before.begin();
-        for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
-            const std::string name = *term;
-            if (!is_unprefixed_word(name)) continue;
-            while (previous != before.end() && previous->first < name) ++previous;
-            Xapian::termcount earlier = previous != before.end() && previous->first == name ? previous->second : 0;
-            Xapian::termcount rise = term.get_wdf() - earlier;
-            if (rise >= wdf_increment) words->counts[name] += rise / wdf_increment;
-        }
-        return true;
-    });
-}
-
 bool cx_writable_database_write_document_spelling(cx_writable_database *db, const char *unique_term, size_t term_len,
                                                   cx_document *document, uint32_t slot,
                                                   const cx_spelling_words *words, bool fresh, bool *written,
@@ -238,16 +205,22 @@ bool cx_writable_database_write_document_spelling(cx_writable_database *db, cons
         // remove_value throws when the slot is empty.
         if (!document->doc.get_value(slot).empty()) document->doc.remove_value(slot);
         const std::string digest = document_digest(document->doc, slot);
-        const Record old = fresh ? Record() : recorded(db->db, unique, slot);
+        const Indexed existing = fresh ? Indexed() : indexed(db->db, unique, slot);
+        const Record &old = existing.record;
         // The same document again (an UPDATE writing the same text, or changing what no field reads): rewriting it
         // would change nothing but cost the whole replacement.
-        if (!old.digest.empty() && old.digest == digest && old.words == words->counts) return true;
+        if (!existing.has_duplicates && !old.digest.empty() && old.digest == digest && old.words == words->counts) {
+            return true;
+        }
         document->doc.add_value(slot, std::string(1, record_format) + digest + encode_words(words->counts));
         apply_difference(db->db, old.words, words->counts);
-        if (fresh) {
+        // The lookup above found the document's id: replacing by id spares Xapian looking the term up again.
+        if (fresh || existing.id == 0) {
             db->db.add_document(document->doc);
-        } else {
+        } else if (existing.has_duplicates) {
             db->db.replace_document(unique, document->doc);
+        } else {
+            db->db.replace_document(existing.id, document->doc);
         }
         if (written != nullptr) *written = true;
         return true;

@@ -86,6 +86,12 @@ private:
 
 } // namespace
 
+Xapian::Stem cx::remembering(const Xapian::Stem &stemmer, size_t capacity) {
+    // Xapian skips an empty Stem altogether: wrapping it would stem every word into nothing.
+    if (stemmer.is_none() || capacity == 0) return stemmer;
+    return Xapian::Stem(new RememberingStemmer(stemmer, capacity));
+}
+
 extern "C" {
 
 cx_stemmer *cx_stemmer_new(const char *language, size_t capacity, cx_error **err) noexcept {
@@ -93,8 +99,7 @@ cx_stemmer *cx_stemmer_new(const char *language, size_t capacity, cx_error **err
         Xapian::Stem stemmer = cx::stemmer(language);
         auto *handle = new cx_stemmer();
         try {
-            // No stemming stays no stemming: Xapian skips an empty Stem altogether.
-            if (!stemmer.is_none()) handle->stem = Xapian::Stem(new RememberingStemmer(stemmer, capacity));
+            handle->stem = cx::remembering(stemmer, capacity);
         } catch (...) {
             delete handle;
             throw;

@@ -15,7 +15,7 @@ struct XapianDocumentRecordTests {
         let generator = try XapianTermGenerator()
         try generator.startDocument(document)
         try words.removeAll()
-        try generator.indexText(text, weight: 2, positions: true, countingSpellingInto: words)
+        try generator.indexField(text, weight: 2, positions: true, countingSpellingInto: words)
         try document.setValue(slot: 3, string: value)
         try document.setData(data)
         return document

@@ -411,6 +411,10 @@ bool cx_document_get_value(const cx_document *document, uint32_t slot, char **ou
 /** Number of distinct terms in the document. */
 uint32_t cx_document_term_count(const cx_document *document, cx_error **err) CX_NOEXCEPT;
 
+/** The document's terms in term order, copied to `*out` (free with cx_free): for each term, its byte length,
+ *  its bytes, its wdf, its number of positions and each position, every number 4 bytes little-endian. */
+bool cx_document_terms(const cx_document *document, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
 /* MARK: - Stop words */
 
 /** Creates an empty stop word list. Release with cx_stopper_free. */
@@ -440,6 +444,11 @@ void cx_term_generator_free(cx_term_generator *generator) CX_NOEXCEPT;
  *  An unknown language fails with CX_ERR_INVALID_ARGUMENT. */
 bool cx_term_generator_set_stemmer(cx_term_generator *generator, const char *language, cx_error **err) CX_NOEXCEPT;
 
+/** Sets the stemmer as cx_term_generator_set_stemmer does, remembering the stems of up to `capacity` words (0: none),
+ *  as cx_stemmer_new's does: the terms are the same, stemming a word met before costs a lookup. */
+bool cx_term_generator_set_remembering_stemmer(cx_term_generator *generator, const char *language, size_t capacity,
+                                              cx_error **err) CX_NOEXCEPT;
+
 /** Uses a copy of `stopper`'s words (NULL: no stop words). */
 bool cx_term_generator_set_stopper(cx_term_generator *generator, const cx_stopper *stopper, cx_error **err) CX_NOEXCEPT;
 
@@ -464,6 +473,15 @@ bool cx_term_generator_index_text(cx_term_generator *generator, const char *text
                                   uint32_t wdf_increment, const char *prefix, size_t prefix_len,
                                   bool with_positions, cx_error **err) CX_NOEXCEPT;
 
+/** Indexes UTF-8 `text` as one field into the current document, exactly as cx_term_generator_index_text without a
+ *  prefix (each word's wdf raised by `wdf_increment`, not 0) followed, when `prefix` is not empty, by
+ *  cx_term_generator_index_text with `prefix` and a wdf increment of 1, would; but tokenises and stems the text only
+ *  once. With `words` (may be NULL), counts into it each unprefixed word FLAG_SPELLING would have added to the
+ *  spelling table (once per occurrence), without writing any database. */
+bool cx_term_generator_index_field(cx_term_generator *generator, const char *text, size_t text_len,
+                                   uint32_t wdf_increment, const char *prefix, size_t prefix_len, bool with_positions,
+                                   cx_spelling_words *words, cx_error **err) CX_NOEXCEPT;
+
 /** Advances the term position by `delta` so phrases do not match across separately indexed fields. */
 bool cx_term_generator_increase_termpos(cx_term_generator *generator, uint32_t delta, cx_error **err) CX_NOEXCEPT;
 
@@ -486,13 +504,6 @@ void cx_spelling_words_free(cx_spelling_words *words) CX_NOEXCEPT;
 
 /** Empties `words`, for the next document. */
 bool cx_spelling_words_clear(cx_spelling_words *words, cx_error **err) CX_NOEXCEPT;
-
-/** Indexes `text` without a prefix as cx_term_generator_index_text does, and counts into `words` each word that
- *  FLAG_SPELLING would have added to the spelling table (once per occurrence), without writing any database.
- *  `wdf_increment` must not be 0. */
-bool cx_term_generator_index_text_spelling(cx_term_generator *generator, const char *text, size_t text_len,
-                                           uint32_t wdf_increment, bool with_positions, cx_spelling_words *words,
-                                           cx_error **err) CX_NOEXCEPT;
 
 /** Writes `document` as cx_writable_database_replace_document does (or, with `fresh`, as
  *  cx_writable_database_add_document does), keeping in its value `slot` a record of what it fed to the spelling

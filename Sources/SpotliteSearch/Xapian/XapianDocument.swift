@@ -78,4 +78,47 @@ package final class XapianDocument {
     package func termCount() throws -> Int {
         Int(try xapianCall { cx_document_term_count(handle, $0) })
     }
+
+    /// A term of a document as Xapian holds it.
+    package struct Term: Equatable, Sendable, CustomStringConvertible {
+        /// The term's bytes (a prefix, then the word), which need not be UTF-8.
+        package var bytes: [UInt8]
+        /// Its within-document frequency.
+        package var wdf: UInt32
+        /// Its positions, ascending (empty for terms indexed without positions).
+        package var positions: [UInt32]
+
+        package var description: String {
+            "\(String(decoding: bytes, as: UTF8.self)) wdf \(wdf) at \(positions)"
+        }
+    }
+
+    /// The document's terms in term order, with their wdf and positions.
+    package func terms() throws -> [Term] {
+        let encoded = try XapianBytes.read { cx_document_terms(handle, $0, $1, $2) }
+        var terms: [Term] = []
+        var index = 0
+        func number() throws -> UInt32 {
+            guard index + 4 <= encoded.count else {
+                throw XapianError(code: .unknown, type: "unknown", message: "a document's term list ended early")
+            }
+            defer { index += 4 }
+            return (0..<4).reduce(UInt32(0)) { $0 | UInt32(encoded[index + $1]) << (8 * UInt32($1)) }
+        }
+        while index < encoded.count {
+            let length = Int(try number())
+            guard index + length <= encoded.count else {
+                throw XapianError(code: .unknown, type: "unknown", message: "a document's term list ended early")
+            }
+            let bytes = Array(encoded[index..<index + length])
+            index += length
+            let wdf = try number()
+            let count = Int(try number())
+            var positions: [UInt32] = []
+            positions.reserveCapacity(count)
+            for _ in 0..<count { positions.append(try number()) }
+            terms.append(Term(bytes: bytes, wdf: wdf, positions: positions))
+        }
+        return terms
+    }
 }

@@ -2,7 +2,7 @@ import CXapian
 
 /// The words one document feeds to spelling correction, each with its number of occurrences.
 ///
-/// Collected while indexing (``XapianTermGenerator/indexText(_:weight:positions:countingSpellingInto:)``) instead of
+/// Collected while indexing (``XapianTermGenerator/indexField(_:weight:prefix:positions:countingSpellingInto:)``) instead of
 /// the generator writing them to the database, and recorded in the document
 /// (``XapianWritableDatabase/writeDocument(uniqueTerm:document:spellingWords:slot:fresh:)``), so that replacing or
 /// deleting the document later takes exactly these words back out of the spelling table. Xapian's own

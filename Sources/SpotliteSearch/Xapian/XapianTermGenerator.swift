@@ -14,15 +14,23 @@ package final class XapianTermGenerator {
     ///   - cjkNgrams: split runs of Chinese, Japanese and Korean characters (written without spaces) into one- and
     ///     two-character terms, so that a word inside them can be found (the query parser needs `.cjkNgram`);
     ///     without it such a run is one term, found only by the whole run.
+    ///   - rememberedStems: how many words' stems to remember (0: none). Stemming is about a third of indexing a
+    ///     document's text, and a collection's words recur from document to document: a remembered word costs a
+    ///     lookup instead. The terms are the same either way.
     /// - Throws: `XapianError` (`.invalidArgument` for an unknown language).
-    package init(language: String? = "english", stopwords: XapianStopwords = .english, cjkNgrams: Bool = true) throws {
+    package init(language: String? = "english", stopwords: XapianStopwords = .english, cjkNgrams: Bool = true,
+                 rememberedStems: Int = 0) throws {
         let created = try xapianCall { cx_term_generator_new($0) }
         guard let created else {
             throw XapianError(code: .unknown, type: "unknown", message: "creating a term generator returned nothing")
         }
         handle = created
         // deinit frees the handle if a setting below throws.
-        _ = try xapianCall { cx_term_generator_set_stemmer(handle, language, $0) }
+        if rememberedStems > 0 {
+            _ = try xapianCall { cx_term_generator_set_remembering_stemmer(handle, language, rememberedStems, $0) }
+        } else {
+            _ = try xapianCall { cx_term_generator_set_stemmer(handle, language, $0) }
+        }
         try stopwords.withStopper { stopper in
             _ = try xapianCall { cx_term_generator_set_stopper(handle, stopper, $0) }
         }
@@ -60,14 +68,20 @@ package final class XapianTermGenerator {
         }
     }
 
-    /// Indexes `text` without a prefix into the current document, as ``indexText(_:weight:prefix:positions:)`` does,
-    /// and counts into `words` each word Xapian's spelling data would get from it (once per occurrence), without
-    /// writing to any database.
-    package func indexText(_ text: String, weight: UInt32, positions: Bool,
-                           countingSpellingInto words: XapianSpellingWords) throws {
+    /// Indexes `text` as one field: its words without a prefix, each occurrence raising a term's wdf by `weight`,
+    /// then (when `prefix` is not empty) again with `prefix`, each occurrence raising it by 1, with the positions two
+    /// ``indexText(_:weight:prefix:positions:)`` calls would give; the text is tokenised and stemmed once.
+    /// With `words`, counts into it each unprefixed word Xapian's spelling data would get from the text (once per
+    /// occurrence), without writing to any database.
+    /// - Parameter weight: not 0.
+    package func indexField(_ text: String, weight: UInt32, prefix: String = "", positions: Bool,
+                            countingSpellingInto words: XapianSpellingWords? = nil) throws {
         try XapianBytes.with(text) { textPointer, textLength in
-            _ = try xapianCall {
-                cx_term_generator_index_text_spelling(handle, textPointer, textLength, weight, positions, words.handle, $0)
+            try XapianBytes.with(prefix) { prefixPointer, prefixLength in
+                _ = try xapianCall {
+                    cx_term_generator_index_field(handle, textPointer, textLength, weight, prefixPointer, prefixLength,
+                                                  positions, words?.handle, $0)
+                }
             }
         }
     }
