@@ -50,8 +50,10 @@ struct Spotlite: AsyncParsableCommand {
             Terminal.printError(mistake)
             Foundation.exit(ExitStatus.usage)
         }
+        var parsed = false
         do {
             var command = try parseAsRoot(arguments)
+            parsed = true
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -81,11 +83,24 @@ struct Spotlite: AsyncParsableCommand {
             let message = Self.message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
                 .replacingOccurrences(of: "Error: ", with: "")
             var line = message.split(separator: "\n").first.map(String.init) ?? message
-            if line.hasSuffix(".") { line.removeLast() }
+            // The parser decodes and validates before it looks for unknown options: an option the command does
+            // not take comes first, as the other error may only follow from it.
+            if !parsed, !line.hasPrefix("Unknown option"), let unknown = UnknownOption.message(arguments, root: Spotlite.self) {
+                line = unknown
+            }
             let help = (["spotlite", "help"] + CommandSuggestion.commandPath(arguments, root: Spotlite.self)).joined(separator: " ")
-            Terminal.printError("\(line); see `\(help)`")
+            Terminal.printError(Self.pointing(line, to: help))
             Foundation.exit(ExitStatus.usage)
         }
+    }
+}
+
+extension Spotlite {
+    /// A usage error followed by the help that explains the command: a message ending a sentence (the parser's
+    /// "Unknown option '--x'. Did you mean '--y'?") is followed by another sentence, a bare one by `; see`.
+    static func pointing(_ message: String, to help: String) -> String {
+        if let last = message.last, ".?!".contains(last) { return "\(message) See `\(help)`." }
+        return "\(message); see `\(help)`"
     }
 }
 

@@ -35,7 +35,7 @@ struct CommandAuditTests {
         defer { tool.remove() }
         for arguments in [["search", "--bogus"], ["search", "--limit", "5", "--bogus"]] {
             let output = try tool.run(arguments)
-            expectOneLineError(output, mentioning: ["Unknown option '--bogus'", "see `spotlite help search`"])
+            expectOneLineError(output, mentioning: ["Unknown option '--bogus'", "See `spotlite help search`."])
             #expect(!output.stderr.contains("give a query"), "\(output.stderr)")
             #expect(output.status == 2)
         }
@@ -184,5 +184,58 @@ extension CommandAuditTests {
         #expect(search.status == 0, "\(search.stderr)")
         let answer = try #require(try search.json() as? [String: Any])
         #expect((answer["hits"] as? [[String: Any]])?.first?["snippet"] as? String != "", "snippets come from the store's rows")
+    }
+}
+
+extension CommandAuditTests {
+    /// The commands, with the arguments each requires.
+    private static let commands: [(path: [String], required: [String])] = [
+        (["init"], []), (["import"], ["packages.jsonl", "--entity", "Package"]), (["index", "update"], []),
+        (["index", "rebuild"], []), (["index", "watch"], []), (["index", "status"], []), (["index", "delete"], []),
+        (["index", "replicate", "serve"], ["--port", "1"]),
+        (["index", "replicate", "follow"], ["127.0.0.1:1", "--into", "replica"]),
+        (["search"], ["xapian"]), (["history", "list"], []), (["history", "clean"], []), (["history", "stats"], []),
+        (["history", "mark"], ["app"]), (["migrate", "status"], []), (["migrate", "run"], []), (["demo"], []),
+        (["manual"], []),
+    ]
+
+    /// `import --bogus` used to answer "Missing expected argument '<file>'" (and `history mark --bogus` the same of
+    /// '<author>'): the argument parser decodes and validates a command before it looks for unknown options.
+    @Test func everyCommandReportsAnUnknownOptionBeforeAnythingElse() throws {
+        let tool = try CommandLineTool()
+        defer { tool.remove() }
+        for (path, required) in Self.commands {
+            let help = "`spotlite help \(path.joined(separator: " "))`"
+            for arguments in [path + ["--bogus"], path + required + ["--bogus"], path + ["--bogus=1"] + required,
+                              path + ["-Z"]] {
+                let output = try tool.run(arguments)
+                let option = arguments.contains("-Z") ? "'-Z'" : "'--bogus'"
+                expectOneLineError(output, mentioning: ["Unknown option \(option)", help])
+                #expect(output.status == 2, "\(arguments): \(output.stderr)")
+            }
+        }
+        // The option's suggestion too, and an option's value or what follows `--` is no option.
+        let typo = try tool.run(["import", "--entiy", "Package"])
+        expectOneLineError(typo, mentioning: ["Unknown option '--entiy'. Did you mean '--entity'? See `spotlite help import`."])
+        let afterTerminator = try tool.run(["import", "--entity", "Package", "--", "--bogus"])
+        expectOneLineError(afterTerminator, mentioning: ["cannot read --bogus"])
+        #expect(!afterTerminator.stderr.contains("Unknown option") && afterTerminator.status == 3, "\(afterTerminator.stderr)")
+        let missing = try tool.run(["import", "--entity", "Package"])
+        expectOneLineError(missing, mentioning: ["Missing expected argument '<file>'; see `spotlite help import`"])
+        let value = try tool.run(["history", "list", "--limit", "0", "--bogus"])
+        expectOneLineError(value, mentioning: ["Unknown option '--bogus'"])
+    }
+
+    /// `"size:1..2"` used to fail with Xapian's bare "Unknown range operation": a range inside double quotes.
+    @Test func aRangeInsideQuotesSaysToWriteItOutside() throws {
+        let tool = try indexedTool()
+        defer { tool.remove() }
+        for (query, range, outside) in [("\"size:1..2\"", "size:1..2", "outside the quotes, as size:1..2"),
+                                         ("\"xapian tools\" \"size:1..200\"", "size:1..200", "as size:1..200"),
+                                         ("\"1..2", "1..2", "with its field, e.g. size:10..20")] {
+            let output = try tool.run(["search", query])
+            expectOneLineError(output, mentioning: ["the range \(range) is inside double quotes", outside])
+            #expect(!output.stderr.contains("Unknown range operation") && output.status == 3, "\(output.stderr)")
+        }
     }
 }

@@ -38,6 +38,14 @@ extension IndexSchema {
         return ranges
     }
 
+    /// The `[FIELD:]LOW..HIGH` words of `query` inside double quotes (an unclosed quote runs to the end), where
+    /// Xapian reads a phrase and takes no range.
+    static func quotedRanges(in query: String) -> [WrittenRange] {
+        guard query.contains("..") else { return [] }
+        let parts = query.split(separator: "\"", omittingEmptySubsequences: false)
+        return parts.indices.filter { $0 % 2 == 1 }.flatMap { writtenRanges(in: String(parts[$0])) }
+    }
+
     /// The number and date fields, which take ranges, in configuration order.
     var rangeFieldNames: [String] {
         var names: [String] = []
@@ -86,7 +94,8 @@ extension IndexSchema {
     }
 
     /// Why Xapian found no range processor for a range of `query` ("Unknown range operation"): a bound of a number
-    /// field that is not a number, or a range without a field. Nil when the ranges explain nothing.
+    /// field that is not a number, a range without a field, or a range inside double quotes. Nil when the ranges
+    /// explain nothing.
     func rangeFailure(in query: String) -> String? {
         for range in Self.writtenRanges(in: query) {
             guard let name = range.field else {
@@ -96,6 +105,10 @@ extension IndexSchema {
             for bound in [range.low, range.high] where !bound.isEmpty && Double(bound) == nil {
                 return "'\(bound)' in the range \(range.text) is not a number, and \(name) is a number field; write numbers, e.g. \(name):10..20 (either side may be empty)"
             }
+        }
+        if let range = Self.quotedRanges(in: query).first {
+            let outside = range.field == nil ? "with its field, e.g. \(rangeExample)" : "as \(range.text)"
+            return "the range \(range.text) is inside double quotes, which hold a phrase of words, not ranges; write the range outside the quotes, \(outside)"
         }
         return nil
     }

@@ -37,10 +37,12 @@ enum HistoryPurger {
         let count: Int = summary["count"]
         guard count > 0, !dryRun else { return count }
 
+        let highestChangeID = try ChangeIDKeeper.highestID(db)
         try db.execute(
             sql: "DELETE FROM spotlite_change WHERE token IN (SELECT token FROM spotlite_transaction\(whereClause))",
             arguments: selection)
         try db.execute(sql: "DELETE FROM spotlite_transaction" + whereClause, arguments: selection)
+        try ChangeIDKeeper.keep(above: highestChangeID, in: db)
 
         let newest: HistoryToken = summary["newest"]
         let latest: Double = summary["latest"]

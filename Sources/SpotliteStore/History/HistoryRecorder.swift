@@ -53,7 +53,7 @@ enum HistoryRecorder {
         if let sealedThrough = try HistorySchema.meta(db, HistorySchema.MetaKey.sealedThroughChange, as: Int64.self) {
             try db.execute(sql: """
                 UPDATE spotlite_change SET token = NULL, ts = coalesce(ts, \(HistoryTriggers.nowSQL))
-                WHERE id > ? AND token IS NOT NULL
+                WHERE id > ? AND token IS NOT NULL AND \(ChangeIDKeeper.excludingKeepers)
                 """, arguments: [sealedThrough])
             repaired = repaired || db.changesCount > 0
         }
@@ -61,8 +61,17 @@ enum HistoryRecorder {
     }
 
     /// Records the highest change id as accounted for: every change up to it has its rightful token.
+    ///
+    /// That id was given out, so it also guards change ids: when the table's largest id is below it, another program
+    /// deleted the newest changes (Spotlite's own deletion leaves a keeper), and a keeper takes their place before
+    /// SQLite could hand their ids out again.
     static func markSealed(_ db: Database) throws {
-        let highest = try Int64.fetchOne(db, sql: "SELECT max(id) FROM spotlite_change") ?? 0
+        var highest = try ChangeIDKeeper.highestID(db) ?? 0
+        if let sealedThrough = try HistorySchema.meta(db, HistorySchema.MetaKey.sealedThroughChange, as: Int64.self),
+           sealedThrough > highest {
+            try ChangeIDKeeper.keep(above: sealedThrough, in: db)
+            highest = sealedThrough
+        }
         try HistorySchema.setMeta(db, HistorySchema.MetaKey.sealedThroughChange, highest)
     }
 

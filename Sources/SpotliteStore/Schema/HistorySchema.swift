@@ -4,7 +4,9 @@ import GRDB
 /// Spotlite's own tables, created once per database file and versioned in `spotlite_meta`.
 enum HistorySchema {
     /// Bump with a migration in `install` whenever the tables or the triggers' output change shape.
-    static let version = 1
+    /// 1: `spotlite_change.id` was `AUTOINCREMENT`. 2: a plain `INTEGER PRIMARY KEY`, kept from going back by
+    /// ``ChangeIDKeeper``.
+    static let version = 2
 
     enum MetaKey {
         static let schemaVersion = "history_schema_version"
@@ -24,6 +26,8 @@ enum HistorySchema {
             guard found <= version else {
                 throw StoreError.unsupportedHistorySchema(found: found, supported: version)
             }
+            if found < 2 { try dropChangeAutoincrement(db) }
+            if found < version { try setMeta(db, MetaKey.schemaVersion, version) }
             return try storeID(db)
         }
         try db.execute(sql: """
@@ -35,15 +39,7 @@ enum HistorySchema {
                 context TEXT,
                 pid INTEGER);
             CREATE INDEX IF NOT EXISTS spotlite_transaction_timestamp ON spotlite_transaction(timestamp);
-            CREATE TABLE IF NOT EXISTS spotlite_change (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                token INTEGER,
-                entity TEXT NOT NULL,
-                "key",
-                type INTEGER NOT NULL,
-                columns TEXT,
-                tombstone TEXT,
-                ts REAL);
+            \(changeTableSQL(name: "spotlite_change"))
             CREATE INDEX IF NOT EXISTS spotlite_change_token ON spotlite_change(token);
             CREATE TABLE IF NOT EXISTS spotlite_current (id INTEGER PRIMARY KEY CHECK (id = 1), token INTEGER);
             INSERT OR IGNORE INTO spotlite_current (id, token) VALUES (1, NULL);
@@ -55,6 +51,46 @@ enum HistorySchema {
         try setMeta(db, MetaKey.schemaVersion, version)
         try setMeta(db, MetaKey.storeID, UUID().uuidString)
         return try storeID(db)
+    }
+
+    /// The change table of version 2. Without `AUTOINCREMENT`: see ``ChangeIDKeeper``.
+    private static func changeTableSQL(name: String) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(name) (
+            id INTEGER PRIMARY KEY,
+            token INTEGER,
+            entity TEXT NOT NULL,
+            "key",
+            type INTEGER NOT NULL,
+            columns TEXT,
+            tombstone TEXT,
+            ts REAL);
+        """
+    }
+
+    /// Version 1 to 2: copies the change table into one without `AUTOINCREMENT` (SQLite cannot alter that in
+    /// place), ids and all, and leaves a keeper for the highest id `AUTOINCREMENT` gave, which history deletion
+    /// may have removed from the table. Runs in the caller's transaction: a failure leaves the store as it was.
+    private static func dropChangeAutoincrement(_ db: Database) throws {
+        let issued = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'spotlite_change'")
+        let sealedThrough = try meta(db, MetaKey.sealedThroughChange, as: Int64.self)
+        let highest = [issued, sealedThrough, try ChangeIDKeeper.highestID(db)].compactMap { $0 }.max()
+        let columns = "id, token, entity, \"key\", type, columns, tombstone, ts"
+        // The triggers of tracked tables name spotlite_change in their bodies. Without the legacy setting, renaming
+        // the copy would check them while no spotlite_change exists and fail; with it, they are left as they are
+        // and name the copy once it has the name.
+        let legacy = try Bool.fetchOne(db, sql: "PRAGMA legacy_alter_table") ?? false
+        try db.execute(sql: "PRAGMA legacy_alter_table = ON")
+        defer { if !legacy { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") } }
+        try db.execute(sql: """
+            DROP TABLE IF EXISTS spotlite_change_upgrade;
+            \(changeTableSQL(name: "spotlite_change_upgrade"))
+            INSERT INTO spotlite_change_upgrade (\(columns)) SELECT \(columns) FROM spotlite_change ORDER BY id;
+            DROP TABLE spotlite_change;
+            ALTER TABLE spotlite_change_upgrade RENAME TO spotlite_change;
+            CREATE INDEX spotlite_change_token ON spotlite_change(token);
+            """)
+        try ChangeIDKeeper.keep(above: highest, in: db)
     }
 
     /// Checks that a file opened read-only already has the history tables. Returns the store ID.

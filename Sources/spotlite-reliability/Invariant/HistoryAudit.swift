@@ -24,12 +24,12 @@ enum HistoryAudit {
         let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
         if check != ["ok"] { problem("SQLite quick_check: \(check.prefix(3).joined(separator: "; "))") }
 
-        result.changes = try Int.fetchOne(db, sql: "SELECT count(*) FROM spotlite_change") ?? 0
+        result.changes = try Int.fetchOne(db, sql: "SELECT count(*) FROM spotlite_change WHERE \(ChangeIDKeeper.excludingKeepers)") ?? 0
         result.transactions = try Int.fetchOne(db, sql: "SELECT count(*) FROM spotlite_transaction") ?? 0
         let unsealed = try Int.fetchOne(db, sql: "SELECT count(*) FROM spotlite_change WHERE token IS NULL") ?? 0
         if unsealed > 0 { problem("\(unsealed) changes have no transaction (foreign writes left unsealed)") }
         let orphans = try Int.fetchOne(db, sql: """
-            SELECT count(*) FROM spotlite_change c WHERE c.token IS NOT NULL
+            SELECT count(*) FROM spotlite_change c WHERE c.token IS NOT NULL AND c.\(ChangeIDKeeper.excludingKeepers)
               AND NOT EXISTS (SELECT 1 FROM spotlite_transaction t WHERE t.token = c.token)
             """) ?? 0
         if orphans > 0 { problem("\(orphans) changes belong to no transaction") }
@@ -40,7 +40,7 @@ enum HistoryAudit {
         if empty > 0 { problem("\(empty) transactions have no changes") }
         let outOfOrder = try Int.fetchOne(db, sql: """
             SELECT count(*) FROM (SELECT token, lag(token) OVER (ORDER BY id) AS previous FROM spotlite_change
-                                  WHERE token IS NOT NULL)
+                                  WHERE token IS NOT NULL AND \(ChangeIDKeeper.excludingKeepers))
             WHERE token < previous
             """) ?? 0
         if outOfOrder > 0 { problem("\(outOfOrder) changes have a smaller token than a change committed before them") }

@@ -81,14 +81,13 @@ struct SearchCommand: AsyncParsableCommand {
         if let queries, !words.isEmpty {
             throw ValidationError("--queries \(queries) runs the queries of that file, one a line, and would ignore \(words.joined(separator: " ").debugDescription); give either a query or --queries FILE")
         }
-    }
-
-    func run() async throws {
-        // Checked here, not in validate(): the argument parser validates before it reports unknown options, so
-        // `search --bogus` would be told to give a query instead of hearing about --bogus.
+        // `search --bogus` hears about --bogus first all the same (UnknownOption, in Spotlite.main).
         if queries == nil && words.isEmpty && filters.isEmpty && entities.isEmpty {
             throw ValidationError("give a query (e.g. `spotlite search xapian`), a --filter, or --queries FILE")
         }
+    }
+
+    func run() async throws {
         let parsedFilters = try filters.map(SearchFilter.init(parsing:))
         let environment = try CommandEnvironment(options: options)
         try environment.requireEntities()

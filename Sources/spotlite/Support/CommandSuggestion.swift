@@ -40,15 +40,19 @@ enum CommandSuggestion {
 
     /// The subcommand words that `arguments` name, e.g. `["history", "mark"]`, for pointing at their help.
     static func commandPath(_ arguments: [String], root: ParsableCommand.Type) -> [String] {
-        var command = root
-        var path: [String] = []
+        commandTypes(arguments, root: root).dropFirst().map { $0._commandName }
+    }
+
+    /// The commands that `arguments` name, from `root` to the one that runs.
+    static func commandTypes(_ arguments: [String], root: ParsableCommand.Type) -> [ParsableCommand.Type] {
+        var commands = [root]
         for word in arguments.drop(while: { $0 == "help" }) {
             guard !word.hasPrefix("-"),
-                  let next = command.configuration.subcommands.first(where: { names(of: $0).contains(word) }) else { break }
-            command = next
-            path.append(next._commandName)
+                  let next = commands[commands.count - 1].configuration.subcommands
+                      .first(where: { names(of: $0).contains(word) }) else { break }
+            commands.append(next)
         }
-        return path
+        return commands
     }
 
     private static func names(of command: ParsableCommand.Type) -> [String] {
