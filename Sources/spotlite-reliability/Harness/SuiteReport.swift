@@ -1,4 +1,5 @@
 import Foundation
+import Spotlite
 import SpotliteTooling
 
 /// The outcome of one suite: cases passed and failed, the failures' descriptions, and the figures it measured.
@@ -70,13 +71,7 @@ final class SuiteReport {
 /// Number and duration formatting for figures.
 enum Format {
     static func number(_ value: Int) -> String {
-        let digits = String(value.magnitude)
-        var out = ""
-        for (index, character) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { out += "," }
-            out.append(character)
-        }
-        return (value < 0 ? "-" : "") + out
+        GroupedNumber.text(value)
     }
 
     static func seconds(_ value: Double) -> String {
