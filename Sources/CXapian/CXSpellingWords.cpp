@@ -139,13 +139,6 @@ void apply_difference(Xapian::WritableDatabase &db, const std::map<std::string, 
     }
 }
 
-/// The record in value `slot` of the document indexed by `unique`, if there is one.
-Record recorded(Xapian::WritableDatabase &db, const std::string &unique, Xapian::valueno slot) {
-    Xapian::PostingIterator posting = db.postlist_begin(unique);
-    if (posting == db.postlist_end(unique)) return {};
-    return decode_record(db.get_document(*posting).get_value(slot));
-}
-
 /// The document indexed by `unique`: its id (0 when there is none) and record, and whether other documents carry
 /// the term too (written by something else: replacing by term leaves one of them).
 struct Indexed {
@@ -233,7 +226,7 @@ bool cx_writable_database_delete_document_spelling(cx_writable_database *db, con
     return cx::guard(err, false, [&] {
         cx::require_open(db);
         std::string unique = cx::unique_term(unique_term, term_len);
-        apply_difference(db->db, recorded(db->db, unique, slot).words, {});
+        apply_difference(db->db, indexed(db->db, unique, slot).record.words, {});
         db->db.delete_document(unique);
         return true;
     }, loses_batch);
