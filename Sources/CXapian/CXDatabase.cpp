@@ -1,5 +1,7 @@
 #include "CXInternal.hpp"
 
+#include <memory>
+
 extern "C" {
 
 cx_database *cx_database_open(const char *path, cx_error **err) noexcept {
@@ -83,6 +85,37 @@ bool cx_database_document_data(cx_database *db, const char *unique_term, size_t 
         std::string unique = cx::unique_term(unique_term, term_len);
         // document_data copies out only after its last read, so a retried attempt never leaks a buffer.
         cx::read_retrying(*db, cx::default_max_retries, [&] { cx::document_data(db->db, unique, found, out, out_len); });
+        return true;
+    });
+}
+
+bool cx_database_document(cx_database *db, const char *unique_term, size_t term_len, cx_document **out,
+                          cx_error **err) noexcept {
+    if (out != nullptr) *out = nullptr;
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        cx::require(out, "out");
+        std::string unique = cx::unique_term(unique_term, term_len);
+        std::unique_ptr<cx_document> copy;
+        cx::read_retrying(*db, cx::default_max_retries, [&] {
+            copy.reset();
+            Xapian::PostingIterator posting = db->db.postlist_begin(unique);
+            if (posting == db->db.postlist_end(unique)) return;
+            const Xapian::Document stored = db->db.get_document(*posting);
+            auto made = std::make_unique<cx_document>();
+            for (auto term = stored.termlist_begin(); term != stored.termlist_end(); ++term) {
+                for (auto position = term.positionlist_begin(); position != term.positionlist_end(); ++position) {
+                    made->doc.add_posting(*term, *position, 0);
+                }
+                made->doc.add_term(*term, term.get_wdf());
+            }
+            for (auto value = stored.values_begin(); value != stored.values_end(); ++value) {
+                made->doc.add_value(value.get_valueno(), *value);
+            }
+            made->doc.set_data(stored.get_data());
+            copy = std::move(made);
+        });
+        *out = copy.release();
         return true;
     });
 }

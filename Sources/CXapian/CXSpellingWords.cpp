@@ -1,6 +1,7 @@
 // Spelling data kept exact across replacements: each document records the words it fed to the spelling table, so
 // replacing or deleting it takes exactly those back out (Xapian's FLAG_SPELLING only ever adds). The record also
-// holds a digest of the document, so that writing the same document again is skipped.
+// holds digests of the document, so that writing the same document again is skipped, and a document whose terms
+// are unchanged (only stored fields or values differ) is rewritten without touching its terms.
 #include "CXInternal.hpp"
 
 #include <map>
@@ -28,9 +29,11 @@ bool read_varint(const std::string &in, size_t &at, uint64_t &value) {
     return false;
 }
 
-// A document's record (its value slot): format byte, 16-byte digest of everything else in the document, then each
-// spelling word as varint length, bytes, varint count.
-constexpr char record_format = 1;
+// A document's record (its value slot): format byte, 16-byte digest of the document's terms (with wdf and
+// positions), 16-byte digest of the rest (values but this one, data), then each spelling word as varint length,
+// bytes, varint count. Format 1, written before, held one digest of both: still read, for its words.
+constexpr char record_format = 2;
+constexpr char record_format_one_digest = 1;
 constexpr size_t digest_size = 16;
 
 std::string encode_words(const std::map<std::string, Xapian::termcount> &counts) {
@@ -84,8 +87,8 @@ struct Digest {
     }
 };
 
-/// The digest of what `document` holds apart from value `slot`: terms with wdf and positions, values, data.
-std::string document_digest(const Xapian::Document &document, Xapian::valueno slot) {
+/// The digest of `document`'s terms, with their wdf and positions.
+std::string terms_digest(const Xapian::Document &document) {
     Digest digest;
     for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
         digest.add(*term);
@@ -95,6 +98,12 @@ std::string document_digest(const Xapian::Document &document, Xapian::valueno sl
             digest.add_number(*position);
         }
     }
+    return digest.bytes();
+}
+
+/// The digest of what `document` holds besides its terms and value `slot`: the other values and the data.
+std::string rest_digest(const Xapian::Document &document, Xapian::valueno slot) {
+    Digest digest;
     for (auto value = document.values_begin(); value != document.values_end(); ++value) {
         if (value.get_valueno() == slot) continue;
         digest.add_number(value.get_valueno());
@@ -104,15 +113,23 @@ std::string document_digest(const Xapian::Document &document, Xapian::valueno sl
     return digest.bytes();
 }
 
-/// What a document's record holds: its digest (empty without a record) and its spelling words.
+/// What a document's record holds: its digests (empty without a record, or in a format-1 record) and its
+/// spelling words.
 struct Record {
-    std::string digest;
+    std::string terms_digest;
+    std::string rest_digest;
     std::map<std::string, Xapian::termcount> words;
 };
 
 Record decode_record(const std::string &in) {
-    if (in.size() < 1 + digest_size || in[0] != record_format) return {};
-    return Record{in.substr(1, digest_size), decode_words(in, 1 + digest_size)};
+    if (in.size() >= 1 + 2 * digest_size && in[0] == record_format) {
+        return Record{in.substr(1, digest_size), in.substr(1 + digest_size, digest_size),
+                      decode_words(in, 1 + 2 * digest_size)};
+    }
+    if (in.size() >= 1 + digest_size && in[0] == record_format_one_digest) {
+        return Record{{}, {}, decode_words(in, 1 + digest_size)};
+    }
+    return {};
 }
 
 /// Brings the spelling table from `old_counts` to `new_counts`: only the difference of each word is written.
@@ -145,6 +162,9 @@ struct Indexed {
     Xapian::docid id = 0;
     bool has_duplicates = false;
     Record record;
+    /// The document as read (lazily: only its record value so far). Replacing it with this very object, changed,
+    /// is Xapian's modification shortcut: what was not changed (its terms) is not compared or rewritten.
+    Xapian::Document stored;
 };
 
 Indexed indexed(Xapian::WritableDatabase &db, const std::string &unique, Xapian::valueno slot) {
@@ -154,7 +174,8 @@ Indexed indexed(Xapian::WritableDatabase &db, const std::string &unique, Xapian:
     Indexed found;
     found.id = *posting;
     // The posting list just named the document: checking that it exists would cost another B-tree lookup.
-    found.record = decode_record(db.get_document(found.id, Xapian::DOC_ASSUME_VALID).get_value(slot));
+    found.stored = db.get_document(found.id, Xapian::DOC_ASSUME_VALID);
+    found.record = decode_record(found.stored.get_value(slot));
     found.has_duplicates = ++posting != end;
     return found;
 }
@@ -198,15 +219,28 @@ bool cx_writable_database_write_document_spelling(cx_writable_database *db, cons
         document->doc.add_boolean_term(unique);
         // remove_value throws when the slot is empty.
         if (!document->doc.get_value(slot).empty()) document->doc.remove_value(slot);
-        const std::string digest = document_digest(document->doc, slot);
-        const Indexed existing = fresh ? Indexed() : indexed(db->db, unique, slot);
+        const std::string terms = terms_digest(document->doc);
+        const std::string rest = rest_digest(document->doc, slot);
+        Indexed existing = fresh ? Indexed() : indexed(db->db, unique, slot);
         const Record &old = existing.record;
+        const bool same_terms = existing.id != 0 && !existing.has_duplicates && !old.terms_digest.empty() &&
+                                old.terms_digest == terms && old.words == words->counts;
         // The same document again (an UPDATE writing the same text, or changing what no field reads): rewriting it
         // would change nothing but cost the whole replacement.
-        if (!existing.has_duplicates && !old.digest.empty() && old.digest == digest && old.words == words->counts) {
+        if (same_terms && old.rest_digest == rest) return true;
+        document->doc.add_value(slot, std::string(1, record_format) + terms + rest + encode_words(words->counts));
+        if (same_terms) {
+            // Only stored fields or values changed (a version, a price): replacing the whole document would read
+            // back every term's position list to compare it, about three quarters of a replacement's cost.
+            existing.stored.clear_values();
+            for (auto value = document->doc.values_begin(); value != document->doc.values_end(); ++value) {
+                existing.stored.add_value(value.get_valueno(), *value);
+            }
+            existing.stored.set_data(document->doc.get_data());
+            db->db.replace_document(existing.id, existing.stored);
+            if (written != nullptr) *written = true;
             return true;
         }
-        document->doc.add_value(slot, std::string(1, record_format) + digest + encode_words(words->counts));
         apply_difference(db->db, old.words, words->counts);
         // The lookup above found the document's id: replacing by id spares Xapian looking the term up again.
         if (fresh || existing.id == 0) {

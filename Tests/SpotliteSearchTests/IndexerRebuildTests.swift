@@ -122,6 +122,29 @@ struct IndexerRebuildTests {
         #expect(summary.reason?.contains("another version of Spotlite (index format 0") == true, "reason: \(summary.reason ?? "")")
     }
 
+    @Test("an index of format 6 (one digest in its records) is updated in place, and its first commit marks it 7")
+    func formatSixIsUpdated() async throws {
+        let sandbox = try IndexerSandbox(top: "shards = 2")
+        try sandbox.write(SamplePackage.catalogue)
+        try await sandbox.makeIndexer().update()
+        let shards = try #require(try sandbox.liveLayout).shardPaths
+        // One shard still 6, one already 7: what a crash between the shards' first commits leaves.
+        let writer = try XapianWritableDatabase(path: shards[0], action: .open)
+        try writer.setMetadata("6", forKey: IndexMetadata.formatKey)
+        try writer.commit()
+        try writer.close()
+        var nano = try #require(SamplePackage.catalogue.first { $0.name == "nano" })
+        nano.summary += " zebra"
+        try sandbox.write([nano])
+        let summary = try await sandbox.makeIndexer().update()
+        #expect(!summary.rebuilt, "reason: \(summary.reason ?? "")")
+        #expect(summary.indexed == 1)
+        for shard in shards {
+            #expect(try XapianDatabase(path: shard).metadata(forKey: IndexMetadata.formatKey) == IndexMetadata.format)
+        }
+        #expect(try sandbox.keys("zebra") == ["nano"])
+    }
+
     @Test("an index whose files cannot be read → rebuild, saying so")
     func unreadableIndex() async throws {
         let sandbox = try IndexerSandbox()

@@ -316,6 +316,12 @@ bool cx_database_get_metadata(cx_database *db, const char *key, size_t key_len,
 bool cx_database_document_data(cx_database *db, const char *unique_term, size_t term_len,
                                bool *found, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
 
+/** Reads the first document indexed by `unique_term` into `*out` (a copy holding its terms with wdf and positions,
+ *  its values and data, independent of the database; free it with cx_document_free), or sets `*out` to NULL when
+ *  no document has the term. */
+bool cx_database_document(cx_database *db, const char *unique_term, size_t term_len, cx_document **out,
+                          cx_error **err) CX_NOEXCEPT;
+
 /** Every word of the spelling table with its frequency (summed over shards), encoded as cx_spelling_words are in a
  *  document's value slot: for each word, its length as a LEB128 varint, its bytes, its frequency as a varint; in
  *  byte order. `*out` is malloc'd (free with cx_free). */

@@ -22,8 +22,14 @@ struct IndexMetadata: Sendable, Hashable {
     /// Bump when the document layout changes, so old indexes rebuild. 3: blob keys have id terms of their own;
     /// 4: sharded generations; 5: each document records the spelling words it fed (value slot 0), without which
     /// updates could not take an old document's words out of the spelling table; 6: runs of CJK characters are
-    /// split into n-grams (an older index holds such a run as one term, which queries no longer look for).
-    static let format = "6"
+    /// split into n-grams (an older index holds such a run as one term, which queries no longer look for); 7: each
+    /// record holds a digest of the document's terms apart from one of the rest, so that an update changing only
+    /// stored fields or values leaves the terms alone (a version writing 6 would read these records as empty and
+    /// leave their words in the spelling table: it must rebuild).
+    static let format = "7"
+    /// The formats this version updates without rebuilding: 6 differs only in its records, which are still read
+    /// (for their spelling words); the first commit marks the index ``format``.
+    static let updatableFormats: Set<String> = ["6", format]
 
     /// Every key the index writes, to empty a shard that stays in use (`deleteIndex()` of placed shards).
     static let allKeys = [tokenKey, changeKey, storeIDKey, fingerprintKey, descriptionKey, updatedAtKey, formatKey,

@@ -171,8 +171,10 @@ extension SpotliteIndexer {
         }
         batcher.flush()
         for (shard, terms) in deletions.enumerated() { writer.writers[shard].delete(terms) }
-        // Every shard commits the checkpoint, even one this batch did not touch: the index's is the smallest.
-        writer.submitCommit(metadata: [(IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970))],
+        // Every shard commits the checkpoint, even one this batch did not touch: the index's is the smallest. The
+        // format too: an index of an older updatable format now holds this version's records.
+        writer.submitCommit(metadata: [(IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970)),
+                                       (IndexMetadata.formatKey, IndexMetadata.format)],
                             checkpoint: round.reached)
         round.inFlight = InFlightCommit(checkpoint: round.reached, tally: round.tally, indexed: indexed, deleted: deleted)
         round.submitted = round.reached

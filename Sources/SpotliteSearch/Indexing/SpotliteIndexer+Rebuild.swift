@@ -55,14 +55,15 @@ extension SpotliteIndexer {
         }
         let metadata = shards[0]
         for other in shards.dropFirst() where other.storeID != metadata.storeID || other.fingerprint != metadata.fingerprint
-            || other.format != metadata.format || other.modelVersion != metadata.modelVersion {
+            || other.modelVersion != metadata.modelVersion {
             return "the index's shards were built from different stores or configurations"
         }
         if metadata.storeID != store.storeID {
             return "the index was built from another store (store id \(metadata.storeID ?? "none"), this store is \(store.storeID))"
         }
-        if metadata.format != IndexMetadata.format {
-            return "the index was written by another version of Spotlite (index format \(metadata.format ?? "none"), this version writes \(IndexMetadata.format))"
+        // Shards may differ here: a crash between shard commits can leave one marked with the newer format.
+        for shard in shards where !IndexMetadata.updatableFormats.contains(shard.format ?? "") {
+            return "the index was written by another version of Spotlite (index format \(shard.format ?? "none"), this version writes \(IndexMetadata.format))"
         }
         let modelVersion = try store.currentModelVersion()?.description
         if metadata.modelVersion != modelVersion {

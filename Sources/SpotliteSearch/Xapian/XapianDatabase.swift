@@ -94,6 +94,16 @@ package final class XapianDatabase {
         }
     }
 
+    /// A copy of the document with id term `uniqueTerm` (its terms with wdf and positions, values and data), or nil
+    /// if there is none.
+    package func document(uniqueTerm: String) throws -> XapianDocument? {
+        try XapianBytes.with(uniqueTerm) { term, length in
+            var copy: OpaquePointer?
+            _ = try xapianCall { cx_database_document(handle, term, length, &copy, $0) }
+            return copy.map { XapianDocument(owning: $0) }
+        }
+    }
+
     /// Every word of the spelling table with its frequency (summed over the shards).
     package func spellings() throws -> [String: Int] {
         XapianSpellingWords.decode(try XapianBytes.read { cx_database_spellings(handle, $0, $1, $2) })

@@ -16,6 +16,11 @@ package final class XapianDocument {
         handle = created
     }
 
+    /// Takes ownership of a document the shim made.
+    init(owning handle: OpaquePointer) {
+        self.handle = handle
+    }
+
     deinit {
         cx_document_free(handle)
     }
