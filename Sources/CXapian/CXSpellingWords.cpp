@@ -255,6 +255,36 @@ bool cx_writable_database_write_document_spelling(cx_writable_database *db, cons
     }, loses_batch);
 }
 
+bool cx_writable_database_write_document_rest(cx_writable_database *db, const char *unique_term, size_t term_len,
+                                              cx_document *rest, uint32_t slot, bool *applied, bool *written,
+                                              cx_error **err) noexcept {
+    if (applied != nullptr) *applied = false;
+    if (written != nullptr) *written = false;
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        cx::require(rest, "document");
+        std::string unique = cx::unique_term(unique_term, term_len);
+        Indexed existing = indexed(db->db, unique, slot);
+        const Record &old = existing.record;
+        // Without this version's record, nothing says what the stored terms are: the caller writes it whole.
+        if (existing.id == 0 || existing.has_duplicates || old.terms_digest.empty()) return true;
+        if (applied != nullptr) *applied = true;
+        if (!rest->doc.get_value(slot).empty()) rest->doc.remove_value(slot);
+        const std::string digest = rest_digest(rest->doc, slot);
+        if (old.rest_digest == digest) return true;
+        existing.stored.clear_values();
+        for (auto value = rest->doc.values_begin(); value != rest->doc.values_end(); ++value) {
+            existing.stored.add_value(value.get_valueno(), *value);
+        }
+        existing.stored.add_value(slot, std::string(1, record_format) + old.terms_digest + digest +
+                                            encode_words(old.words));
+        existing.stored.set_data(rest->doc.get_data());
+        db->db.replace_document(existing.id, existing.stored);
+        if (written != nullptr) *written = true;
+        return true;
+    }, loses_batch);
+}
+
 bool cx_writable_database_delete_document_spelling(cx_writable_database *db, const char *unique_term,
                                                    size_t term_len, uint32_t slot, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {

@@ -523,6 +523,16 @@ bool cx_writable_database_write_document_spelling(cx_writable_database *db, cons
                                                   const cx_spelling_words *words, bool fresh, bool *written,
                                                   cx_error **err) CX_NOEXCEPT;
 
+/** Writes the values and data of `rest` over those of the document indexed by `unique_term`, keeping its terms:
+ *  for a record whose change touched no column that makes terms (the caller knows from history). Only a document
+ *  written by cx_writable_database_write_document_spelling of this version can be rewritten so (its record in value
+ *  `slot` holds the digest of its terms); otherwise nothing is written and `*applied` is false: write the whole
+ *  document instead. `*written` is false when the values and data were already these. The record keeps the
+ *  document's spelling words. Failures inside Xapian have batch_lost set. */
+bool cx_writable_database_write_document_rest(cx_writable_database *db, const char *unique_term, size_t term_len,
+                                              cx_document *rest, uint32_t slot, bool *applied, bool *written,
+                                              cx_error **err) CX_NOEXCEPT;
+
 /** Deletes as cx_writable_database_delete_document does, first taking the words recorded in the document's value
  *  `slot` out of the spelling table. Failures inside Xapian have batch_lost set. */
 bool cx_writable_database_delete_document_spelling(cx_writable_database *db, const char *unique_term,

@@ -38,21 +38,26 @@ final class DocumentBuilder {
     }
 
     /// The document for a record, with its unique id term.
-    func document(entity: IndexSchema.Entity, key: DatabaseValue, attributes: AttributeSet) throws
-        -> (idTerm: String, document: XapianDocument)
+    ///
+    /// - Parameter withoutTerms: leave the terms out (text, keywords, the id and entity terms) and build only the
+    ///   values and data: for ``XapianWritableDatabase/writeDocumentRest(uniqueTerm:document:slot:)``.
+    func document(entity: IndexSchema.Entity, key: DatabaseValue, attributes: AttributeSet,
+                  withoutTerms: Bool = false) throws -> (idTerm: String, document: XapianDocument)
     {
         let document = try XapianDocument()
-        try generator.startDocument(document)
-        try spellingWords?.removeAll()
         let idTerm = DocumentIdentity.term(entity: entity.name, key: key)
-        try document.addBooleanTerm(idTerm)
-        try document.addBooleanTerm(IndexSchema.entityTermPrefix + entity.name)
+        if !withoutTerms {
+            try generator.startDocument(document)
+            try spellingWords?.removeAll()
+            try document.addBooleanTerm(idTerm)
+            try document.addBooleanTerm(IndexSchema.entityTermPrefix + entity.name)
+        }
         var stored: [String: StoredValue] = [:]
         for field in entity.fields {
             guard let value = attributes[field.name], !value.isNull else { continue }
             switch field.type {
             case .text:
-                if let text = value.indexText, !text.isEmpty {
+                if !withoutTerms, let text = value.indexText, !text.isEmpty {
                     try generator.indexField(text, weight: UInt32(field.weight), prefix: field.termPrefix ?? "",
                                              positions: field.hasPositions,
                                              countingSpellingInto: field.feedsSpelling ? spellingWords : nil)
@@ -62,7 +67,7 @@ final class DocumentBuilder {
                 if let text = value.indexText, let prefix = field.booleanPrefix {
                     let keywords = Self.keywords(in: text, separator: field.separator)
                         .filter { Self.fitsTermLimit(prefix: prefix, value: $0) }
-                    for keyword in keywords { try document.addBooleanTerm(prefix + keyword) }
+                    if !withoutTerms { for keyword in keywords { try document.addBooleanTerm(prefix + keyword) } }
                     if let slot = field.slot, let facetValue = Self.facetValue(keywords, multiValued: field.separator != nil) {
                         try document.setValue(slot: slot, string: facetValue)
                     }

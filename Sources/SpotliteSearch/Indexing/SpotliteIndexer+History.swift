@@ -12,6 +12,8 @@ extension SpotliteIndexer {
         var entity: String
         var key: DatabaseValue
         var document: RecordDocument?
+        /// Every change since the document was written touched only columns that make no terms.
+        var termsUnchanged = false
     }
 
     /// What was read since the last commit; added to the summary only once a commit makes it true.
@@ -71,8 +73,11 @@ extension SpotliteIndexer {
     /// Applies one batch of history: its documents wait with the others until a commit is due.
     func applyHistoryBatch(_ batch: HistoryBatch<RecordDocument>) throws {
         let round = try openHistoryRound()
+        let termsUnchanged = recordsWithUnchangedTerms(batch.transactions)
         for upsert in batch.upserts {
-            round.add(PendingChange(entity: upsert.record.entity, key: upsert.record.key, document: upsert.document))
+            let id = ExactText(DocumentIdentity.term(entity: upsert.record.entity, key: upsert.record.key))
+            round.add(PendingChange(entity: upsert.record.entity, key: upsert.record.key, document: upsert.document,
+                                    termsUnchanged: termsUnchanged.contains(id)))
         }
         for record in batch.deletions {
             round.add(PendingChange(entity: record.entity, key: record.key, document: nil))
@@ -89,6 +94,31 @@ extension SpotliteIndexer {
             try announce(round)
             throw CancellationError()
         }
+    }
+
+    /// The records (by id term) whose every change in `transactions` is an update of columns that make no terms
+    /// (``IndexSchema/Entity/termColumns``): their documents keep their terms. None when a document provider decides
+    /// documents (it may read anything).
+    func recordsWithUnchangedTerms(_ transactions: [HistoryTransaction]) -> Set<ExactText> {
+        provider == nil ? Self.recordsWithUnchangedTerms(transactions, schema: schema) : []
+    }
+
+    /// ``recordsWithUnchangedTerms(_:)`` for documents built from rows by `schema`.
+    static func recordsWithUnchangedTerms(_ transactions: [HistoryTransaction], schema: IndexSchema) -> Set<ExactText> {
+        var unchanged = Set<ExactText>(), changed = Set<ExactText>()
+        for transaction in transactions {
+            for change in transaction.changes {
+                let id = ExactText(DocumentIdentity.term(entity: change.entity, key: change.key))
+                if change.changeType == .update, let columns = change.updatedColumns,
+                   let entity = schema.entities[change.entity], entity.termColumns.isDisjoint(with: columns) {
+                    if !changed.contains(id) { unchanged.insert(id) }
+                } else {
+                    changed.insert(id)
+                    unchanged.remove(id)
+                }
+            }
+        }
+        return unchanged
     }
 
     /// Commits what waits, and waits for every shard's commit.
@@ -162,7 +192,8 @@ extension SpotliteIndexer {
         for change in changes {
             let id = DocumentIdentity.term(entity: change.entity, key: change.key)
             if let document = change.document {
-                batcher.add(ShardRecord(entity: document.entity, key: change.key, attributes: document.attributes), idTerm: id)
+                batcher.add(ShardRecord(entity: document.entity, key: change.key, attributes: document.attributes,
+                                        termsUnchanged: change.termsUnchanged), idTerm: id)
                 indexed += 1
             } else {
                 deletions[ShardLayout.shard(of: id, among: deletions.count)].append(id)
@@ -201,7 +232,13 @@ extension SpotliteIndexer {
 extension SpotliteIndexer.HistoryRound {
     func add(_ change: SpotliteIndexer.PendingChange) {
         let id = ExactText(DocumentIdentity.term(entity: change.entity, key: change.key))
-        if pending[id] == nil { order.append(id) }
+        var change = change
+        if let earlier = pending[id] {
+            // An earlier change not yet written may have changed the terms.
+            change.termsUnchanged = change.termsUnchanged && earlier.termsUnchanged
+        } else {
+            order.append(id)
+        }
         pending[id] = change
     }
 }

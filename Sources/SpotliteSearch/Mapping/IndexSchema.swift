@@ -35,6 +35,9 @@ struct IndexSchema: Sendable {
         var fields: [Field]
         /// The columns whose change can change the entity's document.
         var relevantColumns: Set<String>
+        /// The columns whose change can change the document's terms (the key, text and keyword fields); a change of
+        /// the others (stored, number and date fields) changes only its values and data.
+        var termColumns: Set<String>
         /// The text fields snippets are cut from: the descriptive ones (not the key, nor fields given a query
         /// prefix, which hold names and addresses), or every text field when there are no such fields.
         var snippetFields: [Field]
@@ -110,7 +113,9 @@ struct IndexSchema: Sendable {
             let relevant = Set([entity.key] + entity.fields.map(\.name))
             let textFields = fields.filter { $0.type == .text }
             let descriptive = textFields.filter { $0.name != entity.key && $0.queryPrefix == nil }
+            let termColumns = Set([entity.key] + fields.filter { $0.type == .text || $0.type == .keyword }.map(\.name))
             entities[entity.name] = Entity(name: entity.name, key: entity.key, fields: fields, relevantColumns: relevant,
+                                           termColumns: termColumns,
                                            snippetFields: descriptive.isEmpty ? textFields : descriptive)
         }
         self.entities = entities

@@ -193,6 +193,31 @@ package final class XapianWritableDatabase {
         }
     }
 
+    /// What ``writeDocumentRest(uniqueTerm:document:slot:)`` did.
+    package enum RestWrite: Equatable, Sendable {
+        /// The stored document has no record of its terms (or is missing, or duplicated): write it whole.
+        case needsWholeDocument
+        /// Its values and data were already these.
+        case unchanged
+        /// Its values and data were replaced; its terms kept.
+        case written
+    }
+
+    /// Writes the values and data of `document` over those of the document with id term `uniqueTerm`, keeping its
+    /// terms and its record's spelling words, for a record whose change touched no column that makes terms.
+    /// Xapian then neither compares nor rewrites the terms and their positions.
+    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    package func writeDocumentRest(uniqueTerm: String, document: XapianDocument, slot: UInt32) throws -> RestWrite {
+        try XapianBytes.with(uniqueTerm) { term, length in
+            var applied = false, written = false
+            _ = try xapianCall {
+                cx_writable_database_write_document_rest(handle, term, length, document.handle, slot, &applied,
+                                                         &written, $0)
+            }
+            return !applied ? .needsWholeDocument : written ? .written : .unchanged
+        }
+    }
+
     /// Deletes the document with id term `uniqueTerm` (a missing one is not an error), first taking the spelling
     /// words recorded in its value `slot` out of the spelling table.
     /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
