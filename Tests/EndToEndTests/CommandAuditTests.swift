@@ -232,7 +232,10 @@ extension CommandAuditTests {
         defer { tool.remove() }
         for (query, range, outside) in [("\"size:1..2\"", "size:1..2", "outside the quotes, as size:1..2"),
                                          ("\"xapian tools\" \"size:1..200\"", "size:1..200", "as size:1..200"),
-                                         ("\"1..2", "1..2", "with its field, e.g. size:10..20")] {
+                                         ("\"1..2", "1..2", "with its field, e.g. size:10..20"),
+                                         // Beside other words Xapian raised nothing and silently found nothing.
+                                         ("\"xapian size:1..200\"", "size:1..200", "as size:1..200"),
+                                         ("tools \"xapian size:..200 tools\"", "size:..200", "as size:..200")] {
             let output = try tool.run(["search", query])
             expectOneLineError(output, mentioning: ["the range \(range) is inside double quotes", outside])
             #expect(!output.stderr.contains("Unknown range operation") && output.status == 3, "\(output.stderr)")

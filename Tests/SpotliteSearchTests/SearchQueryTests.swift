@@ -149,6 +149,23 @@ struct SearchQueryTests {
         #expect(try fixture.keySet("editor released:2023..2023") == ["vim", "gimp", "inkscape"])
     }
 
+    @Test("a range inside a phrase is an error saying to write it outside the quotes, not a silent empty answer")
+    func rangeInsidePhrase() async throws {
+        let fixture = try await SearchFixture()
+        for (query, range) in [("\"text editor size:1000..5000\"", "size:1000..5000"),
+                               ("vim \"released:2023.. editor\"", "released:2023..")] {
+            let error = #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest(query)) }
+            guard case let .invalidQuery(_, reason)? = error else {
+                Issue.record("expected invalidQuery, got \(String(describing: error))")
+                continue
+            }
+            #expect(reason.contains("the range \(range) is inside double quotes") && reason.contains("as \(range)"), "\(reason)")
+        }
+        let outside = try fixture.keySet("editor size:1000..5000")
+        let expected = try fixture.keySet("editor").intersection(try fixture.keySet("size:1000..5000"))
+        #expect(!outside.isEmpty && outside == expected, "outside the quotes it is a range")
+    }
+
     @Test("entity filters: in the query and as arguments; an unknown entity is an error naming the known ones")
     func entityFilters() async throws {
         let fixture = try await SearchFixture()

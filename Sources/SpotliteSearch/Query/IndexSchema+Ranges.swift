@@ -90,6 +90,12 @@ extension IndexSchema {
             }
             return "there is no number or date field \(name) for the range \(range.text); \(rangesTake)"
         }
+        // Inside a phrase with other words Xapian raises nothing: it looks for the range's words and finds nothing.
+        for range in Self.quotedRanges(in: query) {
+            guard let name = range.field, let field = fieldsByName[name], field.queryPrefix == name,
+                  field.type == .number || field.type == .date else { continue }
+            return "the range \(range.text) is inside double quotes, which hold a phrase of words, not ranges; write the range outside the quotes, as \(range.text)"
+        }
         return nil
     }
 
