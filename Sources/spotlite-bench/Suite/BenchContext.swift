@@ -48,6 +48,13 @@ final class BenchContext {
         }
     }
 
+    /// A stored field (its change makes no terms) and the SQL expression that changes it, appending its one
+    /// argument; nil when the entity has none.
+    var valueOnlyChange: (field: String, expression: String)? {
+        guard let field = entity.fields.first(where: { $0.type == .stored && $0.name != entity.key }) else { return nil }
+        return (field.name, "COALESCE(\(field.name.quotedDatabaseIdentifier), '') || ?")
+    }
+
     func path(_ name: String) -> String { workDirectory + "/" + name }
 
     /// The store holding the corpus, imported on first use.
