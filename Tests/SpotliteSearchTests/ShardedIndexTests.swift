@@ -335,6 +335,33 @@ struct ShardedIndexTests {
         #expect(try sandbox.keys("quetzal", limit: 2000).count == packages.count)
     }
 
+    @Test("updates of a stored column alone weigh a quarter against the rebuild line: three on every row are applied, five rebuild")
+    func largeBacklogOfStoredColumns() async throws {
+        let sandbox = try IndexerSandbox(top: "shards = 2")
+        let packages = Self.generatedPackages(count: SpotliteIndexer.rebuildShareMinimumDocuments + 200)
+        try sandbox.write(packages)
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.update()
+        func updateVersions(_ times: Int) throws {
+            for _ in 0..<times {
+                try sandbox.store.write(author: "app") { db in try db.execute(sql: "UPDATE Package SET version = version || '+'") }
+            }
+        }
+        try updateVersions(3)
+        let applied = try await indexer.update()
+        #expect(!applied.rebuilt, "\(applied.reason ?? "")")
+        #expect(applied.changes == 3 * packages.count && applied.indexed == 3 * packages.count, "\(applied)")
+        try updateVersions(5)
+        let rebuilt = try await indexer.update()
+        #expect(rebuilt.rebuilt)
+        #expect(rebuilt.reason == "6,000 pending inserts and updates (6,000 of them of stored, number or date fields alone, each counted as a quarter) outnumber the 1,200 documents: a rebuild is faster than applying them one by one")
+        for package in [packages[0], packages[packages.count - 1]] {
+            let hits = try sandbox.makeSearcher().search(SearchRequest("", filters: [], limit: 2000)).hits
+            let hit = try #require(hits.first { $0.key.description == package.name })
+            #expect(hit.fields["version"] == .text(package.version + "++++++++"), "every update is in the index")
+        }
+    }
+
     /// Documents written through the write hook of ``largeBacklogOfUnindexedColumns()``.
     static let writtenDocuments = Atomic<Int>(0)
 

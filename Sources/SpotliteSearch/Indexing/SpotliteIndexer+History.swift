@@ -109,8 +109,7 @@ extension SpotliteIndexer {
         for transaction in transactions {
             for change in transaction.changes {
                 let id = ExactText(DocumentIdentity.term(entity: change.entity, key: change.key))
-                if change.changeType == .update, let columns = change.updatedColumns,
-                   let entity = schema.entities[change.entity], entity.termColumns.isDisjoint(with: columns) {
+                if keepsTerms(change, schema: schema) {
                     if !changed.contains(id) { unchanged.insert(id) }
                 } else {
                     changed.insert(id)
@@ -119,6 +118,14 @@ extension SpotliteIndexer {
             }
         }
         return unchanged
+    }
+
+    /// Whether `change` is an update of columns that make no terms (``IndexSchema/Entity/termColumns``), for documents
+    /// built from rows by `schema`.
+    static func keepsTerms(_ change: HistoryChange, schema: IndexSchema) -> Bool {
+        guard change.changeType == .update, let columns = change.updatedColumns,
+              let entity = schema.entities[change.entity] else { return false }
+        return entity.termColumns.isDisjoint(with: columns)
     }
 
     /// Commits what waits, and waits for every shard's commit.

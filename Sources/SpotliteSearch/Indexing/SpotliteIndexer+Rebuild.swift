@@ -95,6 +95,10 @@ extension SpotliteIndexer {
     package static let rebuildShare = 1.0
     /// Below this many documents a rebuild saves too little to be worth a second code path.
     static let rebuildShareMinimumDocuments = 1000
+    /// What an update of stored, number or date columns alone weighs against one that changes terms: its document's
+    /// terms are kept (``ShardWriter/Context/writeRest(_:)``). Measured on the same corpus (2026-11-26, 10,000 rows'
+    /// version against 10,000 descriptions, `spotlite index update`, in turn): 0.25× the wall time, 0.22× the CPU.
+    static let valuesOnlyUpdateWeight = 0.25
 
     /// Why applying the pending history would cost more than a rebuild, or nil.
     private func largeBacklogReason(layout: ShardLayout) throws -> String? {
@@ -102,36 +106,51 @@ extension SpotliteIndexer {
         let documents = try layout.openCombined().database.documentCount()
         guard documents >= Self.rebuildShareMinimumDocuments else { return nil }
         let limit = share * Double(documents)
-        var pending: Int
+        let pending: PendingWeight
         do {
             // Deletes are cheap to apply (no document to build): only inserts and updates weigh.
             let after = try layout.committedToken()
-            pending = try store.countChanges(HistoryRequest.after(after).changeTypes([.insert, .update]))
-            guard Double(pending) > limit else { return nil }
+            let count = try store.countChanges(HistoryRequest.after(after).changeTypes([.insert, .update]))
+            guard Double(count) > limit else { return nil }
             // Past the line by count: read them, since updates of columns no field reads cost next to nothing to
-            // apply (an UPDATE of such a column on every row must not rebuild the index).
-            pending = try countIndexedChanges(after: after, stoppingPast: limit)
+            // apply (an UPDATE of such a column on every row must not rebuild the index), and updates of stored,
+            // number or date columns alone a quarter.
+            pending = try weighIndexedChanges(after: after, stoppingPast: limit)
         } catch is HistoryError {
             return nil  // history purged past the index: the update finds out and says so
         }
-        guard Double(pending) > limit else { return nil }
+        guard pending.weight > limit else { return nil }
         let line = share == 1 ? "outnumber the" : "are more than \(Int(share * 100))% of the"
-        return "\(GroupedNumber.text(pending)) pending inserts and updates \(line) \(GroupedNumber.text(documents)) documents: a rebuild is faster than applying them one by one"
+        let changes = pending.valuesOnly == 0
+            ? "\(GroupedNumber.text(pending.changes)) pending inserts and updates"
+            : "\(GroupedNumber.text(pending.changes)) pending inserts and updates (\(GroupedNumber.text(pending.valuesOnly)) of them of stored, number or date fields alone, each counted as a quarter)"
+        return "\(changes) \(line) \(GroupedNumber.text(documents)) documents: a rebuild is faster than applying them one by one"
+    }
+
+    /// The inserts and updates that can change a document, and what applying them weighs in documents.
+    private struct PendingWeight {
+        var changes = 0
+        /// Of ``changes``, the updates of stored, number or date columns alone.
+        var valuesOnly = 0
+        var weight: Double { Double(changes - valuesOnly) + Double(valuesOnly) * SpotliteIndexer.valuesOnlyUpdateWeight }
     }
 
     /// The inserts and updates after `token` that can change a document (``IndexRecordReader/indexes(_:)``), read a
-    /// page at a time; stops counting once past `limit`.
-    private func countIndexedChanges(after token: HistoryToken?, stoppingPast limit: Double) throws -> Int {
+    /// page at a time; stops once their weight is past `limit`.
+    private func weighIndexedChanges(after token: HistoryToken?, stoppingPast limit: Double) throws -> PendingWeight {
         let reader = IndexRecordReader(schema: schema, provider: provider)
         let request = HistoryRequest().changeTypes([.insert, .update])
         var cursor = HistoryCursor(token: token)
-        var count = 0
+        var pending = PendingWeight()
         while true {
             let page = try store.fetchHistory(after: cursor, matching: request, maximumChanges: 10_000)
             for transaction in page.transactions {
-                count += transaction.changes.lazy.filter(reader.indexes).count
+                for change in transaction.changes where reader.indexes(change) {
+                    pending.changes += 1
+                    if provider == nil, Self.keepsTerms(change, schema: schema) { pending.valuesOnly += 1 }
+                }
             }
-            if Double(count) > limit || page.isComplete || page.next == cursor { return count }
+            if pending.weight > limit || page.isComplete || page.next == cursor { return pending }
             cursor = page.next
         }
     }
