@@ -76,22 +76,20 @@ enum IncrementalUpdateFigure {
             single.append(singleSummary.seconds)
             singleChanges = singleSummary.changes
 
-            let chosen = Array(keys.shuffled(using: &generator).prefix(batchCount))
-            try store.write(author: "app", context: "bench") { db in
-                let statement = try db.makeStatement(sql: update)
-                for key in chosen { try statement.execute(arguments: [marker + "b", key]) }
+            /// One transaction running `sql` on `batchCount` random rows, then the timed update.
+            func applyBatch(_ sql: String, marker: String) async throws -> (seconds: Double, changes: Int) {
+                let chosen = Array(keys.shuffled(using: &generator).prefix(batchCount))
+                try store.write(author: "app", context: "bench") { db in
+                    let statement = try db.makeStatement(sql: sql)
+                    for key in chosen { try statement.execute(arguments: [marker, key]) }
+                }
+                return try await measure(indexer, expecting: batchCount)
             }
-            let batchSummary = try await measure(indexer, expecting: batchCount)
+            let batchSummary = try await applyBatch(update, marker: marker + "b")
             batch.append(batchSummary.seconds)
             batchChanges = batchSummary.changes
-
             if let valueUpdate {
-                let rows = Array(keys.shuffled(using: &generator).prefix(batchCount))
-                try store.write(author: "app", context: "bench") { db in
-                    let statement = try db.makeStatement(sql: valueUpdate)
-                    for key in rows { try statement.execute(arguments: [marker + "v", key]) }
-                }
-                let summary = try await measure(indexer, expecting: batchCount)
+                let summary = try await applyBatch(valueUpdate, marker: marker + "v")
                 valuesOnly.append(summary.seconds)
                 valuesOnlyChanges = summary.changes
             }
