@@ -133,7 +133,7 @@ final class ShardWriter: @unchecked Sendable {
         }
 
         /// Rewrites the values and data of a record whose terms did not change, without building or touching its
-        /// terms (a version, a price, a date changed: about a fifth of the cost of writing the whole document).
+        /// terms (a version, a price, a date changed: about a quarter of the cost of writing the whole document).
         /// False when it must be written whole: the shard keeps no records (remote), its documents carry a
         /// generation tag (placed shards, whose rebuilds in place retag every document), or the stored document
         /// has no record of its terms.
