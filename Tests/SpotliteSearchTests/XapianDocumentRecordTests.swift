@@ -198,4 +198,54 @@ struct XapianDocumentRecordTests {
         #expect(try copy.data() == Data("d".utf8))
         #expect(try copy.value(slot: 3) == Array("v".utf8))
     }
+
+    /// Values and data alone, as the indexer builds them for a record whose terms did not change.
+    private func rest(value: String, data: String) throws -> XapianDocument {
+        let document = try XapianDocument()
+        if !value.isEmpty { try document.setValue(slot: 3, string: value) }
+        try document.setData(data)
+        return document
+    }
+
+    @Test("values and data written over a document keep its terms and words; without this version's record, the whole document is asked for")
+    func restWrites() throws {
+        let directory = try XapianTestDirectory()
+        let path = directory.database(), reference = directory.database("reference")
+        let writer = try XapianWritableDatabase(path: path, noSync: true)
+        let words = try XapianSpellingWords()
+        #expect(try writer.writeDocumentRest(uniqueTerm: "Qa", document: rest(value: "w", data: "e"), slot: 0) == .needsWholeDocument,
+                "no document")
+        try writer.writeDocument(uniqueTerm: "Qa", document: document("the quick brown fox", words: words),
+                                 spellingWords: words, slot: 0, fresh: true)
+        try writer.commit()
+        let record = try stored(path).value(slot: 0)
+        #expect(try writer.writeDocumentRest(uniqueTerm: "Qa", document: rest(value: "v", data: "d"), slot: 0) == .unchanged)
+        #expect(try writer.writeDocumentRest(uniqueTerm: "Qa", document: rest(value: "w", data: "e"), slot: 0) == .written)
+        try writer.commit()
+        #expect(try stored(path).value(slot: 0) != record, "the record holds the new values' digest")
+        #expect(try Array(stored(path).value(slot: 0).prefix(17)) == Array(record.prefix(17)), "and the same terms digest")
+        let fresh = try XapianWritableDatabase(path: reference, noSync: true)
+        try fresh.writeDocument(uniqueTerm: "Qa", document: document("the quick brown fox", value: "w", data: "e", words: words),
+                                spellingWords: words, slot: 0, fresh: true)
+        try fresh.commit()
+        try expectSameDocument(path, reference)
+        #expect(try XapianDatabase(path: path).spellings() == XapianDatabase(path: reference).spellings())
+        #expect(try XapianDatabase(path: path).spellings()["quick"] == 1)
+        // The whole document with the same text and values is now recognised as the one stored.
+        #expect(try !writer.writeDocument(uniqueTerm: "Qa", document: document("the quick brown fox", value: "w", data: "e", words: words),
+                                          spellingWords: words, slot: 0, fresh: false))
+
+        // A record an older version wrote, and a term two documents carry: written whole.
+        let older = try document("pear", words: words)
+        try older.addBooleanTerm("Qb")
+        try older.setValue(slot: 0, bytes: formatOneRecord(["pear": 1]))
+        _ = try writer.replaceDocument(uniqueTerm: "Qb", document: older)
+        #expect(try writer.writeDocumentRest(uniqueTerm: "Qb", document: rest(value: "w", data: "e"), slot: 0) == .needsWholeDocument)
+        let twin = try document("plum", words: words)
+        try twin.addBooleanTerm("Qa")
+        _ = try writer.addDocument(uniqueTerm: "Qa", document: twin)
+        #expect(try writer.writeDocumentRest(uniqueTerm: "Qa", document: rest(value: "x", data: "f"), slot: 0) == .needsWholeDocument)
+        try writer.commit()
+        #expect(try stored(path, "Qb").data() == Data("d".utf8), "nothing written")
+    }
 }
