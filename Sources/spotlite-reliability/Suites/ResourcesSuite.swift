@@ -164,12 +164,16 @@ struct ResourcesSuite {
             _ = try measureSQL("UPDATE Item SET title = 'updated ' || n, rev = rev + 1;", database: configuration.storePath, problems: &problems)
             let (update, _) = try measure(["index", "update"], configuration: configurationPath, problems: &problems)
             problems += invariant(configuration).map { "\(rows) rows updated: \($0)" }
-            _ = try measureSQL("DELETE FROM Item;", database: configuration.storePath, problems: &problems)
+            // A quarter: deleting most of the rows is applied by a rebuild of the rest (the backlog line), and this
+            // measures the deletes themselves.
+            _ = try measureSQL("DELETE FROM Item WHERE n % 4 = 0;", database: configuration.storePath, problems: &problems)
             let (delete, deleteRun) = try measure(["index", "update", "--json"], configuration: configurationPath, problems: &problems)
-            if deleteRun.jsonObject?["deleted"] as? Int != rows { problems.append("\(rows) rows: the delete update removed \(deleteRun.stdout)") }
+            if deleteRun.jsonObject?["deleted"] as? Int != rows / 4 || deleteRun.jsonObject?["rebuilt"] as? Bool != false {
+                problems.append("\(rows) rows: the update deleting a quarter of them answered \(deleteRun.stdout)")
+            }
             problems += invariant(configuration).map { "\(rows) rows deleted: \($0)" }
             perSize.append((rows, capture, insert, update, delete))
-            report.figure("batch of \(Format.number(rows))", "capture \(capture.text); index the inserts \(insert.text), the updates \(update.text), the deletes \(delete.text)")
+            report.figure("batch of \(Format.number(rows))", "capture \(capture.text); index the inserts \(insert.text), the updates \(update.text), the deletes of a quarter \(delete.text)")
             try? FileManager.default.removeItem(atPath: workspace.path("batch-\(rows)"))
         }
         if perSize.count == 2 {
