@@ -75,9 +75,10 @@ extension SpotliteIndexer {
         let round = try openHistoryRound()
         let termsUnchanged = recordsWithUnchangedTerms(batch.transactions)
         for upsert in batch.upserts {
-            let id = ExactText(DocumentIdentity.term(entity: upsert.record.entity, key: upsert.record.key))
+            let keepsTerms = !termsUnchanged.isEmpty
+                && termsUnchanged.contains(ExactText(DocumentIdentity.term(entity: upsert.record.entity, key: upsert.record.key)))
             round.add(PendingChange(entity: upsert.record.entity, key: upsert.record.key, document: upsert.document,
-                                    termsUnchanged: termsUnchanged.contains(id)))
+                                    termsUnchanged: keepsTerms))
         }
         for record in batch.deletions {
             round.add(PendingChange(entity: record.entity, key: record.key, document: nil))
@@ -105,6 +106,8 @@ extension SpotliteIndexer {
 
     /// ``recordsWithUnchangedTerms(_:)`` for documents built from rows by `schema`.
     static func recordsWithUnchangedTerms(_ transactions: [HistoryTransaction], schema: IndexSchema) -> Set<ExactText> {
+        // Most batches change words: they need no id terms made for every change.
+        guard transactions.contains(where: { $0.changes.contains { keepsTerms($0, schema: schema) } }) else { return [] }
         var unchanged = Set<ExactText>(), changed = Set<ExactText>()
         for transaction in transactions {
             for change in transaction.changes {
