@@ -79,9 +79,9 @@ struct cx_query_parser {
     // The database given to set_database (spelling, wildcards), to reopen when parsing hits a newer revision.
     Xapian::Database db;
     std::shared_ptr<bool> db_needs_reopen = std::make_shared<bool>(false);
-    // `field:` prefixes of date fields: a single date there is rewritten `field:D..D` before parsing, because
-    // Xapian's parser splits D at its hyphens before a field processor could see it whole.
-    std::vector<std::string> single_date_prefixes;
+    // `field:` prefixes of number and date fields: a range with a sign before it (`-price:1..20`) has its bounds
+    // quoted before parsing, so that it reaches the field's processor (see CXQueryParser.cpp).
+    std::vector<std::string> value_prefixes;
 };
 
 struct cx_stemmer {

@@ -92,6 +92,10 @@ bool IsoDateRangeProcessor::period(const std::string &text, double &first_second
 
 Xapian::Query IsoDateRangeProcessor::operator()(const std::string &begin, const std::string &end) {
     double begin_first = 0, begin_last = 0, end_first = 0, end_last = 0;
+    // `field:"A..B"`, quoted by the parser after a sign (CXQueryParser.cpp), is for the field's processor.
+    if ((!begin.empty() && begin.front() == '"') || (!end.empty() && end.back() == '"')) {
+        return Xapian::Query(Xapian::Query::OP_INVALID);
+    }
     bool begin_ok = begin.empty() || period(begin, begin_first, begin_last);
     bool end_ok = end.empty() || period(end, end_first, end_last);
     if (!begin_ok || !end_ok) {

@@ -5,34 +5,37 @@
 namespace {
 
 // `field:` prefixes also take a single value (`year:2024`), through a field processor; ranges still go to the range
-// processors, which the parser consults first.
+// processors, which the parser consults first. A boolean prefix: the parser hands over the whole value (a
+// non-boolean one drops a leading `-`, splits a date at its hyphens and gives a quoted value no query at all).
 void add_single_value(cx_query_parser &parser, Xapian::valueno slot, const std::string &prefix,
                       cx::SingleValueFieldProcessor::Kind kind) {
     if (prefix.size() < 2 || prefix.back() != ':') return;
     std::string field = prefix.substr(0, prefix.size() - 1);
-    parser.parser.add_prefix(field, (new cx::SingleValueFieldProcessor(slot, field, kind))->release());
+    parser.parser.add_boolean_prefix(field, (new cx::SingleValueFieldProcessor(slot, field, kind))->release());
+    parser.value_prefixes.push_back(prefix);
 }
 
 bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-// Rewrites each `field:D` (a date field's prefix followed by one value, outside quotes) as `field:D..D`, which the
-// date range processor turns into the whole period D names.
-std::string with_single_dates_as_ranges(const std::string &text, const std::vector<std::string> &prefixes) {
-    if (prefixes.empty()) return text;
+// Quotes the bounds of each `+field:A..B` or `-field:A..B` (a number or date field's prefix, outside quotes): Xapian
+// 1.4's parser gives a range after a sign to no range processor ("Unknown range operation"), while `-field:"A..B"`
+// reaches the field's processor, which reads the range the same way.
+std::string with_signed_ranges_quoted(const std::string &text, const std::vector<std::string> &prefixes) {
+    if (prefixes.empty() || text.find("..") == std::string::npos) return text;
     std::string result;
-    result.reserve(text.size() + 16);
+    result.reserve(text.size() + 8);
     bool quoted = false;
     size_t position = 0;
     while (position < text.size()) {
-        char c = text[position];
-        bool at_word_start = position == 0 || is_space(text[position - 1]) || text[position - 1] == '(' ||
-                             text[position - 1] == '+' || text[position - 1] == '-';
+        const char c = text[position];
+        const bool signed_word = !quoted && (c == '+' || c == '-') &&
+                                 (position == 0 || is_space(text[position - 1]) || text[position - 1] == '(');
         const std::string *matched = nullptr;
-        if (!quoted && at_word_start) {
+        if (signed_word) {
             for (const auto &prefix : prefixes) {
-                if (text.compare(position, prefix.size(), prefix) == 0) matched = &prefix;
+                if (text.compare(position + 1, prefix.size(), prefix) == 0) matched = &prefix;
             }
         }
         if (matched == nullptr) {
@@ -41,14 +44,17 @@ std::string with_single_dates_as_ranges(const std::string &text, const std::vect
             ++position;
             continue;
         }
-        size_t start = position + matched->size();
+        const size_t start = position + 1 + matched->size();
         size_t end = start;
         while (end < text.size() && !is_space(text[end]) && text[end] != ')') ++end;
-        std::string value = text.substr(start, end - start);
+        const std::string value = text.substr(start, end - start);
+        result += c;
         result += *matched;
-        result += value;
-        if (!value.empty() && value.find("..") == std::string::npos && value.find('"') == std::string::npos) {
-            result += "..";
+        if (value.find("..") != std::string::npos && value.find('"') == std::string::npos) {
+            result += '"';
+            result += value;
+            result += '"';
+        } else {
             result += value;
         }
         position = end;
@@ -150,7 +156,6 @@ bool cx_query_parser_add_date_range(cx_query_parser *parser, uint32_t slot, cons
         std::string marker = cx::bytes(prefix, prefix_len, "prefix");
         parser->parser.add_rangeprocessor((new cx::IsoDateRangeProcessor(slot, marker))->release());
         add_single_value(*parser, slot, marker, cx::SingleValueFieldProcessor::Kind::date);
-        if (marker.size() >= 2 && marker.back() == ':') parser->single_date_prefixes.push_back(marker);
         return true;
     });
 }
@@ -187,7 +192,7 @@ cx_query *cx_query_parser_parse(cx_query_parser *parser, const char *text, size_
     return cx::guard(err, static_cast<cx_query *>(nullptr), [&] {
         cx::require(parser, "query parser");
         std::string query_text =
-            with_single_dates_as_ranges(cx::bytes(text, text_len, "query text"), parser->single_date_prefixes);
+            with_signed_ranges_quoted(cx::bytes(text, text_len, "query text"), parser->value_prefixes);
         // Spelling correction and synonyms read the database while parsing.
         Xapian::Query query = cx::read_retrying(parser->db, *parser->db_needs_reopen, cx::default_max_retries,
                                                 [&] { return parser->parser.parse_query(query_text, flags); });

@@ -166,6 +166,70 @@ struct SearchQueryTests {
         #expect(!outside.isEmpty && outside == expected, "outside the quotes it is a range")
     }
 
+    @Test("a query of stop words alone finds the records holding them; beside other words they are dropped")
+    func stopWordsAlone() async throws {
+        let fixture = try await SearchFixture(extraPackages: [
+            SamplePackage(name: "at", summary: "Delayed job execution and batch processing"),
+            SamplePackage(name: "ats-lang", summary: "ATS programming language compiler"),
+        ])
+        // Xapian keeps the words of a query made only of stop words, stemmed ("Zat"); the index used to hold no
+        // stems of stop words, so "at" found "ats-lang" (whose stem is "at") and not "at".
+        #expect(try fixture.keySet("at") == ["at", "ats-lang"])
+        #expect(try fixture.keySet("name:at") == ["at", "ats-lang"])
+        #expect(try fixture.keySet("the").contains("vim"), "vim's description holds \"the\"")
+        #expect(try fixture.keys("the editor") == fixture.keys("editor"))
+        #expect(try fixture.keys("\"at\"") == ["at"], "a phrase searches the word as written")
+    }
+
+    @Test("one value of a number or date field: a negative number keeps its sign, a quoted value is the value, not nothing")
+    func singleValues() async throws {
+        let fixture = try await SearchFixture(notes: [(-3, "Below zero", "reading of minus three", nil),
+                                                      (3, "Three", "reading of three", nil),
+                                                      (12, "Twelve", "reading of twelve", nil)])
+        // Xapian's parser read `id:-3` as `id:3`, and `id:"12"` or `released:"2021"` as no query at all.
+        #expect(try fixture.keys("id:-3", entity: "Note") == ["-3"])
+        #expect(try fixture.keys("id:3", entity: "Note") == ["3"])
+        #expect(try fixture.keys("(id:-3)", entity: "Note") == ["-3"])
+        #expect(try fixture.keys("id:\"-3\"", entity: "Note") == ["-3"])
+        #expect(try fixture.keys("id:\"12\"", entity: "Note") == ["12"])
+        #expect(try fixture.keySet("id:-3 id:12", entity: "Note") == ["-3", "12"], "values of one field are alternatives")
+        #expect(try fixture.keySet("id:-3 OR id:12", entity: "Note") == ["-3", "12"])
+        #expect(try fixture.keySet("reading -id:-3", entity: "Note") == ["3", "12"])
+        #expect(try fixture.keySet("reading +id:-3", entity: "Note") == ["-3"])
+        #expect(try fixture.keySet("reading NOT id:-3", entity: "Note") == ["3", "12"])
+        #expect(try fixture.keys("\"reading of id:-3\"", entity: "Note").isEmpty, "inside a phrase, words")
+        // A value filters the words, as a range does (it used to be one more alternative).
+        #expect(try fixture.keySet("twelve id:3", entity: "Note") == [])
+        #expect(try fixture.keySet("reading id:3", entity: "Note") == ["3"])
+        let year = try fixture.keySet("released:2021")
+        let quotedYear = try fixture.keySet("released:\"2021\"")
+        #expect(!year.isEmpty && quotedYear == year)
+        let withoutYear = try fixture.keySet("editor").subtracting(try fixture.keySet("released:2023"))
+        #expect(try fixture.keySet("editor -released:2023") == withoutYear)
+
+        // A sign before a range: Xapian 1.4 answered "Unknown range operation".
+        #expect(try fixture.keySet("reading -id:0..20", entity: "Note") == ["-3"])
+        #expect(try fixture.keySet("reading +id:..0", entity: "Note") == ["-3"])
+        #expect(try fixture.keySet("reading -id:-5..-1", entity: "Note") == ["3", "12"])
+        let between = try fixture.keySet("editor").intersection(try fixture.keySet("size:1000..5000"))
+        #expect(try fixture.keySet("editor +size:1000..5000") == between)
+        #expect(try fixture.keySet("editor -released:2023-01..2023-06")
+                == fixture.keySet("editor").subtracting(try fixture.keySet("released:2023-01..2023-06")))
+
+        for (query, expected) in [("id:\"3 12\"", "'3 12' is not a number, and id is a number field"),
+                                  ("id:\"\"", "'' is not a number, and id is a number field"),
+                                  ("released:-2021", "'-2021' is not a date, and released is a date field"),
+                                  ("reading -id:1..x", "'x' in the range id:1..x is not a number")] {
+            let error = #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest(query)) }
+            guard case let .invalidQuery(text, reason)? = error else {
+                Issue.record("expected invalidQuery for \(query), got \(String(describing: error))")
+                continue
+            }
+            #expect(text == query)
+            #expect(reason.hasPrefix(expected), "\(reason)")
+        }
+    }
+
     @Test("entity filters: in the query and as arguments; an unknown entity is an error naming the known ones")
     func entityFilters() async throws {
         let fixture = try await SearchFixture()
@@ -211,7 +275,7 @@ struct SearchQueryTests {
     }
 
     @Test("malformed queries are errors carrying Xapian's message",
-          arguments: ["vim AND", "NOT vim", "vim OR OR nano", "size:abc..def", "released:2023-13-45..", "released:yesterday..today"])
+          arguments: ["vim AND", "NOT vim", "vim OR OR nano", "size:-5 AND", "size:abc..def", "released:2023-13-45..", "released:yesterday..today"])
     func malformed(query: String) async throws {
         let fixture = try await SearchFixture()
         let error = #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest(query)) }

@@ -31,9 +31,11 @@ final class DocumentBuilder {
     ///   into ``spellingWords`` for the writer to record; off for shards that keep no spelling data.
     init(schema: IndexSchema, recordsSpelling: Bool) throws {
         self.schema = schema
+        // Every word gets its stem, stop words too: a query made only of stop words ("at", "the who", `name:less`)
+        // keeps them, stemmed, so without their stems it would silently find only other words sharing the stem
+        // ("ats" for "at"). Queries still drop stop words beside other words.
         generator = try XapianTermGenerator(language: schema.language == "none" ? nil : schema.language,
-                                            stopwords: schema.stopwords == "none" ? .none : .english,
-                                            rememberedStems: Self.rememberedStems)
+                                            stopwords: .none, rememberedStems: Self.rememberedStems)
         spellingWords = recordsSpelling ? try XapianSpellingWords() : nil
     }
 

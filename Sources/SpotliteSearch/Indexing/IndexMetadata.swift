@@ -25,11 +25,12 @@ struct IndexMetadata: Sendable, Hashable {
     /// split into n-grams (an older index holds such a run as one term, which queries no longer look for); 7: each
     /// record holds a digest of the document's terms apart from one of the rest, so that an update changing only
     /// stored fields or values leaves the terms alone (a version writing 6 would read these records as empty and
-    /// leave their words in the spelling table: it must rebuild).
-    static let format = "7"
-    /// The formats this version updates without rebuilding: 6 differs only in its records, which are still read
-    /// (for their spelling words); the first commit marks the index ``format``.
-    static let updatableFormats: Set<String> = ["6", format]
+    /// leave their words in the spelling table: it must rebuild); 8: stop words are indexed with their stems too
+    /// (a query of stop words alone searches their stems, which an older index lacks).
+    static let format = "8"
+    /// The formats this version updates without rebuilding (an older format may be listed when it differs only in
+    /// what this version still reads); the first commit marks the index ``format``.
+    static let updatableFormats: Set<String> = [format]
 
     /// Every key the index writes, to empty a shard that stays in use (`deleteIndex()` of placed shards).
     static let allKeys = [tokenKey, changeKey, storeIDKey, fingerprintKey, descriptionKey, updatedAtKey, formatKey,

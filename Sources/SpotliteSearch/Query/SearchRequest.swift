@@ -3,8 +3,9 @@ import Foundation
 /// A search: free text in Xapian's query syntax, plus filters, paging, sorting, facets and snippet options.
 ///
 /// The text accepts words, `"phrases"`, `AND`/`OR`/`NOT`, `+must`/`-mustnot`, wildcards `foo*`, field prefixes
-/// (`name:xapian`), keyword filters (`section:utils`), entity filters (`entity:Package`) and ranges on number and
-/// date fields (`size:10..20`, `released:2024-01-01..`). An empty text matches every document (use it with filters).
+/// (`name:xapian`), keyword filters (`section:utils`), entity filters (`entity:Package`), and ranges and values on
+/// number and date fields (`size:10..20`, `released:2024-01-01..`, `size:-3`, `released:2024`), which filter the
+/// words as keywords do. An empty text matches every document (use it with filters).
 public struct SearchRequest: Sendable, Hashable {
     /// The query text, in Xapian's query syntax.
     public var query: String

@@ -10,7 +10,8 @@ package final class XapianTermGenerator {
     /// - Parameters:
     ///   - language: stemmer language ("english", "german", ...; nil or "none" for no stemming). Use the same
     ///     language in the `XapianQueryParser`.
-    ///   - stopwords: words not indexed in stemmed form.
+    ///   - stopwords: words not indexed in stemmed form (the indexer passes `.none`: a query of stop words alone
+    ///     searches their stems).
     ///   - cjkNgrams: split runs of Chinese, Japanese and Korean characters (written without spaces) into one- and
     ///     two-character terms, so that a word inside them can be found (the query parser needs `.cjkNgram`);
     ///     without it such a run is one term, found only by the whole run.

@@ -81,8 +81,8 @@ final class RawDocumentFactory {
         guard let stemmer = configuration.indexer.stemmerName else {
             throw BenchError("the configuration's language \(configuration.indexer.language) is not a Xapian stemmer")
         }
-        generator = try XapianTermGenerator(language: stemmer == "none" ? nil : stemmer,
-                                            stopwords: configuration.indexer.stopwords == "none" ? .none : .english)
+        // As the indexer does (DocumentBuilder): stop words get their stems too.
+        generator = try XapianTermGenerator(language: stemmer == "none" ? nil : stemmer, stopwords: .none)
         self.spellingDatabase = variations.spelling ? spellingDatabase : nil
         if variations.spelling { try generator.setSpellingDatabase(spellingDatabase) }
     }
