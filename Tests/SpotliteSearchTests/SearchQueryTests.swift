@@ -219,7 +219,10 @@ struct SearchQueryTests {
         for (query, expected) in [("id:\"3 12\"", "'3 12' is not a number, and id is a number field"),
                                   ("id:\"\"", "'' is not a number, and id is a number field"),
                                   ("released:-2021", "'-2021' is not a date, and released is a date field"),
-                                  ("reading -id:1..x", "'x' in the range id:1..x is not a number")] {
+                                  ("reading -id:1..x", "'x' in the range id:1..x is not a number"),
+                                  ("id:..", "the range id:.. has no numbers"),
+                                  ("reading -id:..", "the range id:.. has no numbers"),
+                                  ("released:..", "the range released:.. has no dates")] {
             let error = #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest(query)) }
             guard case let .invalidQuery(text, reason)? = error else {
                 Issue.record("expected invalidQuery for \(query), got \(String(describing: error))")

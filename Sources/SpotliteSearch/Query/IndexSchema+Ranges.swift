@@ -83,6 +83,10 @@ extension IndexSchema {
                 if field.type == .stored {
                     return "\(name) is a stored field, which is not searched, so \(range.text) is no range; \(rangesTake)"
                 }
+                // Xapian reads a number range without bounds as every document, those without a value too.
+                if field.type == .number, range.low.isEmpty, range.high.isEmpty {
+                    return "the range \(range.text) has no numbers; give a start, an end or both, e.g. \(name):10..20 or \(name):10.."
+                }
                 continue  // number, date, or a keyword value
             }
             if queryPrefixMeanings[name] == .text {
