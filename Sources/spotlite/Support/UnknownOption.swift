@@ -6,7 +6,8 @@ import Foundation
 /// The argument parser decodes and validates a command before it looks for options left over, so `import --bogus`
 /// was told "Missing expected argument '<file>'" (or any `validate()` message), about an argument the user may
 /// well have meant to give after fixing the option. The options each command takes come from the parser's own
-/// description of the command (`_dumpHelp()`, the data behind `--experimental-dump-help`).
+/// description of the command: the JSON that `--experimental-dump-help` prints, obtained through the public parsing
+/// API (the underscored `_dumpHelp()` that returns it directly may change in any release).
 enum UnknownOption {
     /// The message for the first unknown option in `arguments` (without the program name), worded as the argument
     /// parser words it ("Unknown option '--bogus'. Did you mean '--jobs'?"); nil when every option is known or
@@ -90,7 +91,16 @@ enum UnknownOption {
 
     /// The arguments `command` takes (its option groups among them), or nil when its description cannot be read.
     private static func describe(_ command: ParsableCommand.Type) -> [Argument]? {
-        guard let tool = try? JSONDecoder().decode(Tool.self, from: Data(command._dumpHelp().utf8)) else { return nil }
+        // The parser answers `--experimental-dump-help` before reading any other argument, with an error whose
+        // message is the description.
+        let description: String
+        do {
+            _ = try command.parseAsRoot(["--experimental-dump-help"])
+            return nil
+        } catch {
+            description = command.fullMessage(for: error)
+        }
+        guard let tool = try? JSONDecoder().decode(Tool.self, from: Data(description.utf8)) else { return nil }
         return tool.command.arguments ?? []
     }
 }
