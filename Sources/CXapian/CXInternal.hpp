@@ -82,6 +82,8 @@ struct cx_query_parser {
     // `field:` prefixes of number and date fields: a range with a sign before it (`-price:1..20`) has its bounds
     // quoted before parsing, so that it reaches the field's processor (see CXQueryParser.cpp).
     std::vector<std::string> value_prefixes;
+    // The wildcard limit (0: none), shared with the keyword processors, which expand `field:val*` themselves.
+    std::shared_ptr<Xapian::termcount> max_expansion = std::make_shared<Xapian::termcount>(0);
 };
 
 struct cx_stemmer {

@@ -1,5 +1,6 @@
 #include "CXInternal.hpp"
 #include "CXIsoDateRangeProcessor.hpp"
+#include "CXKeywordFieldProcessor.hpp"
 #include "CXSingleValueFieldProcessor.hpp"
 
 namespace {
@@ -129,7 +130,8 @@ bool cx_query_parser_add_boolean_prefix(cx_query_parser *parser, const char *fie
         cx::require(parser, "query parser");
         std::string name = cx::bytes(field, field_len, "field");
         if (name.empty()) cx::invalid_argument("boolean field name is empty; give the name users type before ':'");
-        parser->parser.add_boolean_prefix(name, cx::bytes(prefix, prefix_len, "prefix"), exclusive);
+        auto *keywords = new cx::KeywordFieldProcessor(cx::bytes(prefix, prefix_len, "prefix"), parser->max_expansion);
+        parser->parser.add_boolean_prefix(name, keywords->release(), exclusive);
         return true;
     });
 }
@@ -183,6 +185,7 @@ bool cx_query_parser_set_max_wildcard_expansion(cx_query_parser *parser, uint32_
         cx::require(parser, "query parser")
             ->parser.set_max_expansion(limit, Xapian::Query::WILDCARD_LIMIT_ERROR,
                                        Xapian::QueryParser::FLAG_WILDCARD | Xapian::QueryParser::FLAG_PARTIAL);
+        *parser->max_expansion = limit;
         return true;
     });
 }

@@ -137,6 +137,22 @@ struct SearchQueryTests {
         #expect(try fixture.keys("section:nonexistent").isEmpty)
     }
 
+    @Test("a keyword value ending in * matches every value starting with it (Xapian looked for the value \"use::*\")")
+    func keywordWildcards() async throws {
+        let fixture = try await SearchFixture()
+        let editing = try fixture.keySet("tags:use::editing")
+        let searching = try fixture.keySet("tags:use::searching")
+        #expect(!editing.isEmpty && !searching.isEmpty)
+        #expect(try fixture.keySet("tags:use::*") == editing.union(searching))
+        #expect(try fixture.keySet("tags:use::edit*") == editing)
+        #expect(try fixture.keySet("section:edit*") == fixture.keySet("section:editors"))
+        #expect(try fixture.keySet("tags:works-with::* section:graphics") == ["gimp", "inkscape"])
+        let editors = try fixture.keySet("editor")
+        #expect(try fixture.keySet("editor -tags:use::*") == editors.subtracting(editing.union(searching)))
+        #expect(try fixture.keys("tags:nothing-like-this*").isEmpty)
+        #expect(try fixture.keySet("tags:*") == fixture.keySet(""), "every package here has tags")
+    }
+
     @Test("ranges on number and date fields, either end open")
     func ranges() async throws {
         let fixture = try await SearchFixture()

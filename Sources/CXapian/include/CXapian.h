@@ -602,8 +602,9 @@ bool cx_query_parser_set_database(cx_query_parser *parser, cx_database *db, cx_e
 bool cx_query_parser_add_prefix(cx_query_parser *parser, const char *field, size_t field_len,
                                 const char *prefix, size_t prefix_len, cx_error **err) CX_NOEXCEPT;
 
-/** Maps `field:value` in query text to a filter on boolean term `prefix` + value. With `exclusive`, several
- *  values of the same field are OR-ed (and different fields AND-ed); otherwise each filter is AND-ed.
+/** Maps `field:value` in query text to a filter on boolean term `prefix` + value, and `field:val*` to a filter on
+ *  every such term starting with `val` (bounded by cx_query_parser_set_max_wildcard_expansion). With `exclusive`,
+ *  several values of the same field are OR-ed (and different fields AND-ed); otherwise each filter is AND-ed.
  *  Using one field both as free-text and boolean prefix fails with CX_ERR_INVALID_OPERATION. */
 bool cx_query_parser_add_boolean_prefix(cx_query_parser *parser, const char *field, size_t field_len,
                                         const char *prefix, size_t prefix_len, bool exclusive,
