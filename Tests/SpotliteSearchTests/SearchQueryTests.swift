@@ -153,6 +153,26 @@ struct SearchQueryTests {
         #expect(try fixture.keySet("tags:*") == fixture.keySet(""), "every package here has tags")
     }
 
+    @Test("a field written with capitals is an error naming the field as it is written, not a search for its words")
+    func capitalisedField() async throws {
+        let fixture = try await SearchFixture()
+        for (query, expected) in [("Section:editors", "Section: is no field"), ("vim -NAME:vim", "NAME: is no field"),
+                                  ("Size:1..2", "Size: is no field")] {
+            let error = #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest(query)) }
+            guard case let .invalidQuery(text, reason)? = error else {
+                Issue.record("expected invalidQuery for \(query), got \(String(describing: error))")
+                continue
+            }
+            #expect(text == query)
+            #expect(reason.hasPrefix(expected), "\(reason)")
+        }
+        #expect(try fixture.keySet("Section:editors".lowercased()) == ["vim", "nano"])
+        // Words with a colon that name no field in any case are words, as Xapian reads them.
+        for query in ["std::string", "http://example.com", "Note:editor", "\"Section:editors\""] {
+            #expect(throws: Never.self) { _ = try fixture.searcher.search(SearchRequest(query)) }
+        }
+    }
+
     @Test("ranges on number and date fields, either end open")
     func ranges() async throws {
         let fixture = try await SearchFixture()

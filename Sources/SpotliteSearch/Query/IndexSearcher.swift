@@ -298,7 +298,7 @@ public final class IndexSearcher: Sendable {
 
     private func run(_ request: SearchRequest, on open: Open) throws -> (SearchResults, XapianSearchResults) {
         try Self.checkBudget(request)
-        if let problem = schema.rangeProblem(in: request.query) {
+        if let problem = schema.prefixProblem(in: request.query) ?? schema.rangeProblem(in: request.query) {
             throw SearchError.invalidQuery(query: request.query, reason: problem)
         }
         var filters: [XapianQuery] = []
