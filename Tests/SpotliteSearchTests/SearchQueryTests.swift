@@ -151,6 +151,10 @@ struct SearchQueryTests {
         #expect(try fixture.keySet("editor -tags:use::*") == editors.subtracting(editing.union(searching)))
         #expect(try fixture.keys("tags:nothing-like-this*").isEmpty)
         #expect(try fixture.keySet("tags:*") == fixture.keySet(""), "every package here has tags")
+        // The same through filters given beside the query.
+        let filtered = try fixture.keys(SearchRequest("", entities: ["Package"], filters: [SearchFilter(field: "tags", value: "use::*")],
+                                                      limit: 100, correctsSpelling: false))
+        #expect(Set(filtered) == editing.union(searching))
     }
 
     @Test("a field written with capitals is an error naming the field as it is written, not a search for its words")

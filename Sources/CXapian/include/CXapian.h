@@ -543,6 +543,11 @@ bool cx_writable_database_delete_document_spelling(cx_writable_database *db, con
 /** A query matching documents indexed by `term` (empty term: every document). Release with cx_query_free. */
 cx_query *cx_query_new_term(const char *term, size_t term_len, cx_error **err) CX_NOEXCEPT;
 
+/** A query matching documents indexed by any term starting with `stem` (OP_WILDCARD, its terms OR-ed). Expanding
+ *  to more than `max_expansion` terms (0: no limit) makes the search fail with CX_ERR_WILDCARD. Release with
+ *  cx_query_free. */
+cx_query *cx_query_new_wildcard(const char *stem, size_t stem_len, uint32_t max_expansion, cx_error **err) CX_NOEXCEPT;
+
 /** A query matching every document. */
 cx_query *cx_query_new_match_all(cx_error **err) CX_NOEXCEPT;
 

@@ -309,7 +309,10 @@ public final class IndexSearcher: Sendable {
         var byField: [String: [XapianQuery]] = [:]
         for filter in request.filters {
             let field = try schema.filterField(named: filter.field)
-            byField[filter.field, default: []].append(try .term((field.booleanPrefix ?? "") + filter.value))
+            let term = (field.booleanPrefix ?? "") + filter.value
+            // `tags:role::*`: every value starting with `role::`, as in the query text (KeywordFieldProcessor).
+            byField[filter.field, default: []].append(
+                filter.value.hasSuffix("*") ? try .wildcard(String(term.dropLast()), limit: Self.wildcardLimit) : try .term(term))
         }
         for name in byField.keys.sorted() { filters.append(try .or(byField[name]!)) }
         let sort: XapianSort

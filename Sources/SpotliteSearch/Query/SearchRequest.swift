@@ -92,7 +92,7 @@ public struct SearchRequest: Sendable, Hashable {
 public struct SearchFilter: Sendable, Hashable {
     /// A keyword field (or `entity`).
     public var field: String
-    /// The exact value.
+    /// The exact value, or, ending in `*`, every value starting with what comes before it (`role::*`).
     public var value: String
 
     /// A filter on `field` = `value`.

@@ -33,6 +33,14 @@ package struct XapianQuery: CustomStringConvertible {
         }
     }
 
+    /// Matches documents indexed by any term starting with `stem`; expanding to more than `limit` terms (0: no
+    /// limit) makes the search fail with `.wildcard`.
+    package static func wildcard(_ stem: String, limit: UInt32) throws -> XapianQuery {
+        try XapianBytes.with(stem) { pointer, length in
+            try XapianQuery { cx_query_new_wildcard(pointer, length, limit, $0) }
+        }
+    }
+
     /// Matches every document.
     package static func matchAll() throws -> XapianQuery {
         try XapianQuery { cx_query_new_match_all($0) }

@@ -30,7 +30,7 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(name: .customLong("entity"), help: ArgumentHelp("Only this entity (repeatable).", valueName: "name"))
     var entities: [String] = []
 
-    @Option(name: .customLong("filter"), help: ArgumentHelp("Only records whose keyword FIELD has VALUE (repeatable).", valueName: "field:value"))
+    @Option(name: .customLong("filter"), help: ArgumentHelp("Only records whose keyword FIELD has VALUE (repeatable; VALUE* for any value starting with VALUE).", valueName: "field:value"))
     var filters: [String] = []
 
     @Option(parsing: .unconditional, help: "How many hits to show (0 to 10,000).")
