@@ -49,6 +49,21 @@ struct SearchFixture {
     func keySet(_ query: String, entity: String = "Package") throws -> Set<String> {
         Set(try keys(query, entity: entity))
     }
+
+    /// Expects `query` to be refused as an invalid query, naming the query as written, for a reason starting with
+    /// `expected`.
+    func expectInvalidQuery(_ query: String, reasonStartingWith expected: String,
+                            sourceLocation: SourceLocation = #_sourceLocation) {
+        let error = #expect(throws: SearchError.self, sourceLocation: sourceLocation) {
+            try searcher.search(SearchRequest(query))
+        }
+        guard case let .invalidQuery(text, reason)? = error else {
+            Issue.record("expected invalidQuery for \(query), got \(String(describing: error))", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(text == query, sourceLocation: sourceLocation)
+        #expect(reason.hasPrefix(expected), "\(reason)", sourceLocation: sourceLocation)
+    }
 }
 
 /// Xapian's query syntax through the query API: every feature, and clear errors for what cannot be parsed.
@@ -162,13 +177,7 @@ struct SearchQueryTests {
         let fixture = try await SearchFixture()
         for (query, expected) in [("Section:editors", "Section: is no field"), ("vim -NAME:vim", "NAME: is no field"),
                                   ("Size:1..2", "Size: is no field")] {
-            let error = #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest(query)) }
-            guard case let .invalidQuery(text, reason)? = error else {
-                Issue.record("expected invalidQuery for \(query), got \(String(describing: error))")
-                continue
-            }
-            #expect(text == query)
-            #expect(reason.hasPrefix(expected), "\(reason)")
+            fixture.expectInvalidQuery(query, reasonStartingWith: expected)
         }
         #expect(try fixture.keySet("Section:editors".lowercased()) == ["vim", "nano"])
         // Words with a colon that name no field in any case are words, as Xapian reads them.
@@ -263,13 +272,7 @@ struct SearchQueryTests {
                                   ("id:..", "the range id:.. has no numbers"),
                                   ("reading -id:..", "the range id:.. has no numbers"),
                                   ("released:..", "the range released:.. has no dates")] {
-            let error = #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest(query)) }
-            guard case let .invalidQuery(text, reason)? = error else {
-                Issue.record("expected invalidQuery for \(query), got \(String(describing: error))")
-                continue
-            }
-            #expect(text == query)
-            #expect(reason.hasPrefix(expected), "\(reason)")
+            fixture.expectInvalidQuery(query, reasonStartingWith: expected)
         }
     }
 
