@@ -309,4 +309,20 @@ bool cx_database_spellings(cx_database *db, char **out, size_t *out_len, cx_erro
     });
 }
 
+bool cx_database_terms(cx_database *db, const char *prefix, size_t prefix_len, uint32_t limit, char **out,
+                       size_t *out_len, cx_error **err) noexcept {
+    cx::reset_out(out, out_len);
+    return cx::guard(err, false, [&] {
+        cx::require_open(db);
+        const std::string start = cx::bytes(prefix, prefix_len, "prefix");
+        std::map<std::string, Xapian::termcount> counts;
+        for (auto term = db->db.allterms_begin(start); term != db->db.allterms_end(start); ++term) {
+            if (limit != 0 && counts.size() >= limit) break;
+            counts[*term] += term.get_termfreq();
+        }
+        cx::copy_out(encode_words(counts), out, out_len);
+        return true;
+    });
+}
+
 } // extern "C"

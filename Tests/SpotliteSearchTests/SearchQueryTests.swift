@@ -186,6 +186,19 @@ struct SearchQueryTests {
         }
     }
 
+    @Test("a keyword value in the wrong case finds nothing, so the query is retried with the value as indexed, and says so")
+    func keywordValueCase() async throws {
+        let fixture = try await SearchFixture()
+        let results = try fixture.searcher.search(SearchRequest("section:Editors", entities: ["Package"], limit: 100))
+        #expect(results.corrected == "section:editors")
+        #expect(Set(results.hits.map(\.key.description)) == (try fixture.keySet("section:editors")))
+        let mixed = try fixture.searcher.search(SearchRequest("editor -tags:Use::Editing section:GRAPHICS", entities: ["Package"]))
+        #expect(mixed.corrected == "editor -tags:use::editing section:graphics")
+        #expect(mixed.hits.map(\.key.description) == ["inkscape"])
+        #expect(try fixture.keys("section:Editors").isEmpty, "without spelling correction, the value is exact")
+        #expect(try fixture.searcher.search(SearchRequest("section:Nothing", entities: ["Package"])).corrected == nil)
+    }
+
     @Test("ranges on number and date fields, either end open")
     func ranges() async throws {
         let fixture = try await SearchFixture()

@@ -327,6 +327,12 @@ bool cx_database_document(cx_database *db, const char *unique_term, size_t term_
  *  byte order. `*out` is malloc'd (free with cx_free). */
 bool cx_database_spellings(cx_database *db, char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
 
+/** Writes to `out` the terms starting with `prefix`, at most `limit` of them (0: all) in term order, each with the
+ *  number of documents indexed by it, summed over the shards, in the encoding of cx_database_spellings. `*out` is
+ *  malloc'd (free with cx_free). */
+bool cx_database_terms(cx_database *db, const char *prefix, size_t prefix_len, uint32_t limit, char **out,
+                       size_t *out_len, cx_error **err) CX_NOEXCEPT;
+
 /** Writes a compacted copy of all shards of `db` into a new database at `destination` (which must not hold a
  *  database yet). `level` is cx_compact_standard, cx_compact_full or cx_compact_fuller. Document ids are
  *  renumbered; metadata is kept. */

@@ -374,6 +374,12 @@ public final class IndexSearcher: Sendable {
             suggestion = try open.parser.correctedQueryString()
         }
         var corrected: String?
+        // Keyword values are exact: `section:Editors` finds nothing where `section:editors` would.
+        if isEmpty(mset), request.correctsSpelling,
+           let cased = try keywordCaseCorrection(of: suggestion.flatMap { $0.isEmpty ? nil : $0 } ?? request.query,
+                                                 in: open.database) {
+            suggestion = cased
+        }
         if isEmpty(mset), let suggestion, !suggestion.isEmpty, suggestion != request.query {
             var retried = try execute(suggestion, firstOperator)
             if isEmpty(retried), request.defaultOperator == .andThenOr { retried = try execute(suggestion, .or) }
@@ -416,6 +422,38 @@ public final class IndexSearcher: Sendable {
         }
         return (results, mset)
     }
+
+    /// `text` with each keyword value (`field:value`, outside quotes) that no document has replaced by the value some
+    /// documents have that differs from it only in case (the most frequent one); nil when there is none.
+    private func keywordCaseCorrection(of text: String, in database: XapianDatabase) throws -> String? {
+        var corrected = ""
+        var copied = text.startIndex
+        var changed = false
+        var inQuotes = false
+        for word in text.split(whereSeparator: \.isWhitespace) {
+            let quotes = word.count(where: { $0 == "\"" })
+            defer { if quotes % 2 == 1 { inQuotes.toggle() } }
+            guard !inQuotes, quotes == 0 else { continue }
+            var written = word.drop(while: { "+-(".contains($0) })
+            while written.last == ")" { written.removeLast() }
+            guard let colon = written.firstIndex(of: ":"),
+                  let field = schema.fieldsByName[String(written[..<colon])], field.type == .keyword,
+                  field.queryPrefix == field.name, let prefix = field.booleanPrefix else { continue }
+            let value = written[written.index(after: colon)...]
+            guard !value.isEmpty, !value.hasSuffix("*"), try database.termFrequency(prefix + value) == 0 else { continue }
+            let lowered = value.lowercased()
+            let candidates = try database.terms(prefix: prefix, limit: Self.keywordValuesRead)
+                .filter { $0.key.dropFirst(prefix.count).lowercased() == lowered }
+            guard let best = candidates.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }) else { continue }
+            corrected += text[copied..<value.startIndex] + best.key.dropFirst(prefix.count)
+            copied = value.endIndex
+            changed = true
+        }
+        return changed ? corrected + text[copied...] : nil
+    }
+
+    /// How many values of a keyword field a case correction reads at most.
+    static let keywordValuesRead: UInt32 = 100_000
 
     /// The expansion a request asks for: its own, none, or the ranking's.
     private func expansionOptions(for request: SearchRequest) throws -> XapianExpansion? {

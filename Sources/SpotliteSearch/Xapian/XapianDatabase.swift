@@ -109,6 +109,14 @@ package final class XapianDatabase {
         XapianSpellingWords.decode(try XapianBytes.read { cx_database_spellings(handle, $0, $1, $2) })
     }
 
+    /// The terms starting with `prefix`, at most `limit` of them (0: all), each with the number of documents
+    /// indexed by it (summed over the shards).
+    package func terms(prefix: String, limit: UInt32) throws -> [String: Int] {
+        try XapianBytes.with(prefix) { pointer, length in
+            XapianSpellingWords.decode(try XapianBytes.read { cx_database_terms(handle, pointer, length, limit, $0, $1, $2) })
+        }
+    }
+
     /// How hard compaction works to save space.
     package enum CompactionLevel: Sendable {
         /// Do not split items unnecessarily.
