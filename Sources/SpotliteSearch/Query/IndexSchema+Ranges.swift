@@ -15,13 +15,7 @@ extension IndexSchema {
     static func writtenRanges(in query: String) -> [WrittenRange] {
         guard query.contains("..") else { return [] }
         var ranges: [WrittenRange] = []
-        var inQuotes = false
-        for word in query.split(whereSeparator: \.isWhitespace) {
-            let quotes = word.count(where: { $0 == "\"" })
-            defer { if quotes % 2 == 1 { inQuotes.toggle() } }
-            guard !inQuotes, quotes == 0 else { continue }
-            var text = word.drop(while: { "+-(".contains($0) })
-            while text.last == ")" { text.removeLast() }
+        for text in unquotedWords(in: query) {
             guard let dots = text.range(of: "..") else { continue }
             var field: String?
             var bounds = text[...]
@@ -36,6 +30,22 @@ extension IndexSchema {
                                        high: String(bounds[split.upperBound...])))
         }
         return ranges
+    }
+
+    /// The words of `query` outside double quotes (a word holding a quote is passed over), without the `+`, `-` and
+    /// brackets around them, as slices of `query`.
+    static func unquotedWords(in query: String) -> [Substring] {
+        var words: [Substring] = []
+        var inQuotes = false
+        for word in query.split(whereSeparator: \.isWhitespace) {
+            let quotes = word.count(where: { $0 == "\"" })
+            defer { if quotes % 2 == 1 { inQuotes.toggle() } }
+            guard !inQuotes, quotes == 0 else { continue }
+            var text = word.drop(while: { "+-(".contains($0) })
+            while text.last == ")" { text.removeLast() }
+            words.append(text)
+        }
+        return words
     }
 
     /// The `[FIELD:]LOW..HIGH` words of `query` inside double quotes (an unclosed quote runs to the end), where

@@ -429,13 +429,7 @@ public final class IndexSearcher: Sendable {
         var corrected = ""
         var copied = text.startIndex
         var changed = false
-        var inQuotes = false
-        for word in text.split(whereSeparator: \.isWhitespace) {
-            let quotes = word.count(where: { $0 == "\"" })
-            defer { if quotes % 2 == 1 { inQuotes.toggle() } }
-            guard !inQuotes, quotes == 0 else { continue }
-            var written = word.drop(while: { "+-(".contains($0) })
-            while written.last == ")" { written.removeLast() }
+        for written in IndexSchema.unquotedWords(in: text) {
             guard let colon = written.firstIndex(of: ":"),
                   let field = schema.fieldsByName[String(written[..<colon])], field.type == .keyword,
                   field.queryPrefix == field.name, let prefix = field.booleanPrefix else { continue }
