@@ -135,6 +135,13 @@ namespace cx {
 
 /// Whether `term` is a word indexed without a prefix: TermGenerator lower-cases words, and every prefix (Xapian's
 /// conventions and the indexer's) starts with an ASCII capital.
+/// The documents indexed by any term starting with `stem` (its terms OR-ed): `field:val*` in a query, and a keyword
+/// filter ending in `*`. More than `max_expansion` such terms (0: no limit) fail the search with a WildcardError.
+inline Xapian::Query prefix_wildcard(const std::string &stem, Xapian::termcount max_expansion) {
+    return Xapian::Query(Xapian::Query::OP_WILDCARD, stem, max_expansion, Xapian::Query::WILDCARD_LIMIT_ERROR,
+                         Xapian::Query::OP_OR);
+}
+
 inline bool is_unprefixed_word(const std::string &term) {
     return !term.empty() && !(term[0] >= 'A' && term[0] <= 'Z');
 }

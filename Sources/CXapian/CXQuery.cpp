@@ -72,8 +72,7 @@ cx_query *cx_query_new_term(const char *term, size_t term_len, cx_error **err) n
 
 cx_query *cx_query_new_wildcard(const char *stem, size_t stem_len, uint32_t max_expansion, cx_error **err) noexcept {
     return cx::guard(err, static_cast<cx_query *>(nullptr), [&] {
-        return new cx_query{Xapian::Query(Xapian::Query::OP_WILDCARD, cx::bytes(stem, stem_len, "wildcard stem"),
-                                          max_expansion, Xapian::Query::WILDCARD_LIMIT_ERROR, Xapian::Query::OP_OR)};
+        return new cx_query{cx::prefix_wildcard(cx::bytes(stem, stem_len, "wildcard stem"), max_expansion)};
     });
 }
 
