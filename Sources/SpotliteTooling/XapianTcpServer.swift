@@ -93,7 +93,8 @@ public final class XapianTcpServer: @unchecked Sendable {
         }
     }
 
-    /// Kills the server at once (SIGKILL to its session), as a crash would, and reaps it.
+    /// Kills the server at once (SIGKILL to its session), as a crash would, reaps it, and waits until its port is
+    /// closed.
     public func stop() {
         guard let process else { return }
         SpawnedProcesses.reap(process.pid) {
@@ -101,6 +102,7 @@ public final class XapianTcpServer: @unchecked Sendable {
             return true
         }
         self.process = nil
+        waitUntilClosed()
     }
 
     /// Stops (SIGSTOP) or resumes (SIGCONT) the whole server: a stopped server accepts connections in the kernel
@@ -111,6 +113,13 @@ public final class XapianTcpServer: @unchecked Sendable {
 
     /// What the server printed.
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    // The session's leader (`timeout`) can be reaped before the killed server has closed its listening socket (one
+    // stop in six, measured): a restart's readiness probe, or a client, would then reach the dying socket and be reset.
+    private func waitUntilClosed() {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while LoopbackPort.accepts(port) && ContinuousClock.now < deadline { usleep(2_000) }
+    }
 
     private func waitUntilListening() throws {
         let deadline = ContinuousClock.now + .seconds(20)

@@ -170,6 +170,23 @@ struct XapianRemoteTests {
         #expect(try reader.documentData(uniqueTerm: "Qb") == nil)
     }
 
+    // The session's leader was reaped before the killed server closed its socket one stop in six: a restart's probe
+    // reached the dying socket and the next client was reset ("Connection reset by peer", a CI failure).
+    @Test func aStoppedServerNoLongerListensAndStartsAgainOnItsPort() throws {
+        let directory = try XapianTestDirectory()
+        let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))
+        defer { server.stop() }
+        for round in 1...20 {
+            let writer = try XapianWritableDatabase(remote: remote(server))
+            try writer.setMetadata(String(round), forKey: "spotlite.token")
+            try writer.commit()
+            server.stop()
+            #expect(!LoopbackPort.accepts(server.port), "round \(round): the port still accepts after stop()")
+            try server.start()
+            #expect(try XapianDatabase(remote: remote(server)).metadata(forKey: "spotlite.token") == String(round))
+        }
+    }
+
     @Test func aSweepDeletesEveryTaggedDocumentButTheKeptTag() throws {
         let directory = try XapianTestDirectory()
         let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))

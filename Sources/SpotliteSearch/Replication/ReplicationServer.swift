@@ -136,7 +136,8 @@ public final class ReplicationServer: Sendable {
         return (status, child.lastMessage)
     }
 
-    /// Stops the server (SIGTERM, then SIGKILL after two seconds) and closes the layout database.
+    /// Stops the server (SIGTERM, then SIGKILL after two seconds), closes the layout database and waits until the
+    /// address is free again.
     public func stop() {
         let child = state.withLock { state -> SessionProcess? in
             defer {
@@ -145,8 +146,13 @@ public final class ReplicationServer: Sendable {
             }
             return state.child
         }
-        child?.stop()
-        child?.removeOutput()
+        guard let child else { return }
+        child.stop()
+        child.removeOutput()
+        // The session's leader can be reaped before the server has closed its listening socket: a server started
+        // again at once on the same address would find the port in use.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while Self.accepts(address) && ContinuousClock.now < deadline { usleep(2_000) }
     }
 
     /// Fails with a plain message when `address` cannot be listened on (in use, not an address of this host).
