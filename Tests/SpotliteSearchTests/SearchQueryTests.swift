@@ -186,6 +186,33 @@ struct SearchQueryTests {
         }
     }
 
+    @Test("a field that queries cannot name (text without a prefix, stored) is an error saying what to write instead")
+    func unprefixedField() async throws {
+        let fixture = try await SearchFixture()
+        for (query, expected) in [
+            ("summary:editor", "summary: cannot search the text field summary on its own: it has no prefix"),
+            ("vim Summary:editor", "Summary: cannot search the text field summary on its own"),
+            ("title:meeting", "title: cannot search the text field title on its own"),
+            ("version:2.1", "version: names a stored field, which is returned with hits but not searched"),
+        ] {
+            fixture.expectInvalidQuery(query, reasonStartingWith: expected)
+        }
+        let phrase = #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest("description:\"text editor\" vim")) }
+        #expect(phrase.map { "\($0)" }?.contains("search \"text editor\" in every field") == true, "\(String(describing: phrase))")
+        #expect(try fixture.keySet("summary editor").contains("vim"), "the words alone search every field")
+
+        // A field whose prefix differs from its name is named by its prefix.
+        let configuration = try SpotliteConfiguration(tomlString: """
+            [entities.Note]
+            key = "id"
+            [entities.Note.fields]
+            title = { type = "text", prefix = "t" }
+            """, source: "test", baseDirectory: "/base")
+        let schema = try IndexSchema(configuration: configuration)
+        #expect(schema.prefixProblem(in: "title:meeting") == "title: is not how queries name the field title; its prefix is t: write t:meeting")
+        #expect(schema.prefixProblem(in: "t:meeting") == nil)
+    }
+
     @Test("a keyword value in the wrong case finds nothing, so the query is retried with the value as indexed, and says so")
     func keywordValueCase() async throws {
         let fixture = try await SearchFixture()
