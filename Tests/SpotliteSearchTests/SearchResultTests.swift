@@ -133,6 +133,22 @@ struct SearchResultTests {
         #expect(hopeless.hits.isEmpty && hopeless.corrected == nil)
     }
 
+    @Test("spelling: a word the index holds is kept, though Xapian offers a more frequent one (\"vim\" → \"via\")")
+    func spellingKeepsIndexedWords() async throws {
+        let relay = SamplePackage(name: "relay", summary: "mail via smtp, via lmtp or via a pipe",
+                                  description: "Sends via one route or via another, via queues.")
+        let fixture = try await SearchFixture(extraPackages: [relay])
+        // No editor is in section graphics: the filter, not the word, finds nothing.
+        let filtered = try fixture.searcher.search(SearchRequest("vim", filters: [SearchFilter(field: "section", value: "graphics")]))
+        #expect(filtered.hits.isEmpty && filtered.suggestion == nil && filtered.corrected == nil,
+                "\(String(describing: filtered.suggestion))")
+        // A misspelt word beside it is still corrected.
+        let both = try fixture.searcher.search(SearchRequest("vim relatinal", defaultOperator: .and))
+        #expect(both.suggestion == "vim relational" && both.hits.isEmpty && both.corrected == nil)
+        let misspelt = try fixture.searcher.search(SearchRequest("vmi", entities: ["Package"]))
+        #expect(misspelt.corrected != nil && misspelt.corrected != "vmi", "a word the index lacks is corrected")
+    }
+
     @Test("snippets come from the descriptive text, with the caller's markers around the matched words")
     func snippets() async throws {
         let fixture = try await SearchFixture()

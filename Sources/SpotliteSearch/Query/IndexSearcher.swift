@@ -371,7 +371,8 @@ public final class IndexSearcher: Sendable {
         var suggestion: String?
         if isEmpty(mset), request.correctsSpelling {
             _ = try parse(request.query, with: open.parser, spelling: true)
-            suggestion = try open.parser.correctedQueryString()
+            suggestion = try keepingIndexedWords(of: request.query, in: try open.parser.correctedQueryString() ?? "",
+                                                 database: open.database)
         }
         var corrected: String?
         // Keyword values are exact: `section:Editors` finds nothing where `section:editors` would.
@@ -422,32 +423,6 @@ public final class IndexSearcher: Sendable {
         }
         return (results, mset)
     }
-
-    /// `text` with each keyword value (`field:value`, outside quotes) that no document has replaced by the value some
-    /// documents have that differs from it only in case (the most frequent one); nil when there is none.
-    private func keywordCaseCorrection(of text: String, in database: XapianDatabase) throws -> String? {
-        var corrected = ""
-        var copied = text.startIndex
-        var changed = false
-        for written in IndexSchema.unquotedWords(in: text) {
-            guard let colon = written.firstIndex(of: ":"),
-                  let field = schema.fieldsByName[String(written[..<colon])], field.type == .keyword,
-                  field.queryPrefix == field.name, let prefix = field.booleanPrefix else { continue }
-            let value = written[written.index(after: colon)...]
-            guard !value.isEmpty, !value.hasSuffix("*"), try database.termFrequency(prefix + value) == 0 else { continue }
-            let lowered = value.lowercased()
-            let candidates = try database.terms(prefix: prefix, limit: Self.keywordValuesRead)
-                .filter { $0.key.dropFirst(prefix.count).lowercased() == lowered }
-            guard let best = candidates.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }) else { continue }
-            corrected += text[copied..<value.startIndex] + best.key.dropFirst(prefix.count)
-            copied = value.endIndex
-            changed = true
-        }
-        return changed ? corrected + text[copied...] : nil
-    }
-
-    /// How many values of a keyword field a case correction reads at most.
-    static let keywordValuesRead: UInt32 = 100_000
 
     /// The expansion a request asks for: its own, none, or the ranking's.
     private func expansionOptions(for request: SearchRequest) throws -> XapianExpansion? {

@@ -1,0 +1,54 @@
+/// What a query that found nothing is retried as: Xapian's spelling correction, kept to the words the index lacks,
+/// and keyword values in the wrong case.
+extension IndexSearcher {
+    /// `corrected` (Xapian's corrected query string for `query`) with every word the index holds as written put back:
+    /// Xapian also offers a more frequent word for a word it has ("vim" → "via"), which, when the query found nothing
+    /// because of a filter or the other words, only changes the question. Nil when no correction is left.
+    func keepingIndexedWords(of query: String, in corrected: String, database: XapianDatabase) throws -> String? {
+        guard !corrected.isEmpty, corrected != query else { return nil }
+        let written = query.split(whereSeparator: \.isWhitespace)
+        let offered = corrected.split(whereSeparator: \.isWhitespace)
+        // Xapian replaces words in place; anything else is taken as it is.
+        guard written.count == offered.count else { return corrected }
+        var kept = ""
+        var copied = corrected.startIndex
+        var changed = false
+        for (word, correction) in zip(written, offered) where word != correction {
+            let isWordCharacter = { (character: Character) in character.isLetter || character.isNumber }
+            if let first = word.firstIndex(where: isWordCharacter), let last = word.lastIndex(where: isWordCharacter),
+               try database.termFrequency(word[first...last].lowercased()) > 0 {
+                kept += corrected[copied..<correction.startIndex] + word
+                copied = correction.endIndex
+            } else {
+                changed = true
+            }
+        }
+        return changed ? kept + corrected[copied...] : nil
+    }
+
+    /// `text` with each keyword value (`field:value`, outside quotes) that no document has replaced by the value some
+    /// documents have that differs from it only in case (the most frequent one); nil when there is none.
+    func keywordCaseCorrection(of text: String, in database: XapianDatabase) throws -> String? {
+        var corrected = ""
+        var copied = text.startIndex
+        var changed = false
+        for written in IndexSchema.unquotedWords(in: text) {
+            guard let colon = written.firstIndex(of: ":"),
+                  let field = schema.fieldsByName[String(written[..<colon])], field.type == .keyword,
+                  field.queryPrefix == field.name, let prefix = field.booleanPrefix else { continue }
+            let value = written[written.index(after: colon)...]
+            guard !value.isEmpty, !value.hasSuffix("*"), try database.termFrequency(prefix + value) == 0 else { continue }
+            let lowered = value.lowercased()
+            let candidates = try database.terms(prefix: prefix, limit: Self.keywordValuesRead)
+                .filter { $0.key.dropFirst(prefix.count).lowercased() == lowered }
+            guard let best = candidates.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }) else { continue }
+            corrected += text[copied..<value.startIndex] + best.key.dropFirst(prefix.count)
+            copied = value.endIndex
+            changed = true
+        }
+        return changed ? corrected + text[copied...] : nil
+    }
+
+    /// How many values of a keyword field a case correction reads at most.
+    static let keywordValuesRead: UInt32 = 100_000
+}
