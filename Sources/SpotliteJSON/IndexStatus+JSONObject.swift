@@ -17,6 +17,8 @@ extension IndexStatus {
             "pending_transactions": pendingTransactions,
             "oldest_history_token": oldestHistoryToken.map { $0.rawValue as Any } ?? NSNull(),
             "fingerprint": fingerprint ?? configurationFingerprint,
+            // Why the next update rebuilds rather than applies the pending history; null when it applies it.
+            "rebuild_reason": rebuildReason.map { $0 as Any } ?? NSNull(),
             "checkpoints": checkpoints.map { position in
                 ["author": position.author, "token": position.token.rawValue,
                  "timestamp": ISO8601.string(from: position.timestamp)] as [String: Any]

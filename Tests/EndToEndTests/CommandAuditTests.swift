@@ -109,12 +109,15 @@ extension CommandAuditTests {
         #expect(try tool.run(["import", "packages.jsonl", "--entity", "Package"]).status == 0)
         let before = try #require(try tool.run(["index", "status", "--json"]).json() as? [String: Any])
         #expect(before["exists"] as? Bool == false && before["token"] as? Int == 0, "\(before)")
+        #expect(before["rebuild_reason"] as? String == "there is no index yet", "\(before)")
         let human = try tool.run(["index", "status"])
         #expect(human.stdout.contains("not built yet") && human.stdout.contains("0 (no index yet)"), "\(human.stdout)")
+        #expect(human.stdout.contains("Next update     rebuilds: there is no index yet"), "\(human.stdout)")
         #expect(try tool.run(["index", "update"]).status == 0)
         let after = try #require(try tool.run(["index", "status", "--json"]).json() as? [String: Any])
-        #expect(after["exists"] as? Bool == true, "\(after)")
-        #expect(!(try tool.run(["index", "status"]).stdout.contains("no index yet")))
+        #expect(after["exists"] as? Bool == true && after["rebuild_reason"] is NSNull, "\(after)")
+        let built = try tool.run(["index", "status"]).stdout
+        #expect(!built.contains("no index yet") && built.contains("Next update     nothing to apply"), "\(built)")
     }
 }
 

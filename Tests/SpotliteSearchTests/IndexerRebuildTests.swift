@@ -23,6 +23,8 @@ struct IndexerRebuildTests {
         // Someone deletes history the indexer has not consumed (as a maximum_duration purge would).
         try sandbox.store.deleteHistory(.through(newest))
         #expect(throws: HistoryError.self) { try sandbox.store.fetchHistory(.after(indexed)) }
+        let foretold = try await indexer.status().rebuildReason
+        #expect(foretold?.contains("after token \(indexed) was deleted") == true, "\(String(describing: foretold))")
 
         let summary = try await indexer.update()
         #expect(summary.rebuilt)
@@ -33,6 +35,7 @@ struct IndexerRebuildTests {
         #expect(try sandbox.keys("name:vim").isEmpty, "the delete is not lost although its history is")
         #expect(try sandbox.indexToken() == newest)
         #expect(!(try await indexer.update()).rebuilt, "once rebuilt, updates continue from history")
+        #expect(try await indexer.status().rebuildReason == nil)
     }
 
     @Test("history cleaned exactly through the index's token is no reason to rebuild")
@@ -64,10 +67,12 @@ struct IndexerRebuildTests {
             : IndexerSandbox.packageEntity.replacingOccurrences(of: original, with: replacement)
         #expect(entities != IndexerSandbox.packageEntity || !indexerLine.isEmpty)
         let edited = try sandbox.editedConfiguration(entities: entities, indexer: "batch_size = 100\n" + indexerLine)
+        let foretold = try await sandbox.makeIndexer(configuration: edited).status().rebuildReason
 
         let summary = try await sandbox.makeIndexer(configuration: edited).update()
         #expect(summary.rebuilt)
         let reason = try #require(summary.reason)
+        #expect(foretold == reason, "index status says what the update then does")
         #expect(reason.contains("the indexing configuration changed"), "reason: \(reason)")
         #expect(reason.contains(edited.indexFingerprint))
         #expect(try IndexSearcher(configuration: edited).search(SearchRequest("editor")).total >= 2)
@@ -133,14 +138,34 @@ struct IndexerRebuildTests {
             try writer.commit()
             try writer.close()
         }
+        let foretold = try await sandbox.makeIndexer().status().rebuildReason
         let summary = try await sandbox.makeIndexer().update()
         #expect(summary.rebuilt)
+        #expect(foretold == summary.reason, "index status says what the update then does")
         #expect(summary.reason?.contains("index format 7, this version writes \(IndexMetadata.format)") == true,
                 "reason: \(summary.reason ?? "")")
         for shard in try #require(try sandbox.liveLayout).shardPaths {
             #expect(try XapianDatabase(path: shard).metadata(forKey: IndexMetadata.formatKey) == IndexMetadata.format)
         }
         #expect(try sandbox.keys("nano") == ["nano"])
+    }
+
+    @Test("index status says whether the next update rebuilds, and why, without changing anything")
+    func statusForetellsTheRebuild() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(SamplePackage.catalogue)
+        let indexer = try sandbox.makeIndexer()
+        #expect(try await indexer.status().rebuildReason == "there is no index yet")
+        #expect(try IndexStatus(store: sandbox.store, configuration: sandbox.configuration).rebuildReason == "there is no index yet")
+        try await indexer.update()
+        try sandbox.write([SamplePackage(name: "joe", summary: "small text editor")])
+        let status = try await indexer.status()
+        #expect(status.rebuildReason == nil && status.pendingTransactions == 1, "pending history is applied, not rebuilt")
+        let edited = try sandbox.editedConfiguration(entities: IndexerSandbox.packageEntity, indexer: "stopwords = \"none\"")
+        let reason = try await sandbox.makeIndexer(configuration: edited).status().rebuildReason
+        #expect(reason?.hasPrefix("the indexing configuration changed") == true, "\(String(describing: reason))")
+        let summary = try await indexer.update()
+        #expect(!summary.rebuilt && summary.indexed == 1, "reading the status changed nothing")
     }
 
     @Test("an index whose files cannot be read → rebuild, saying so")

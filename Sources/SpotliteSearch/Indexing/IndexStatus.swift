@@ -30,6 +30,11 @@ public struct IndexStatus: Sendable, Hashable {
     /// answers: that shard carries the problem, ``documents`` counts the others, ``token`` is nil (the index's token
     /// is the smallest of the shards') and ``pendingTransactions`` counts from the indexer's position in the store.
     public var shards: [ShardStatus] = []
+    /// Why the next update will rebuild the index rather than apply the pending history (the configuration changed,
+    /// the index was written by another version, history it needs was deleted, …); nil when it applies the history.
+    /// Filled by ``SpotliteIndexer/status()``, which knows every reason; this initializer knows only that history was
+    /// deleted, or that there is no index.
+    public var rebuildReason: String?
 
     /// The shards that could not be read, by name (`HOST:PORT`).
     public var unavailableShards: [String] { shards.filter { !$0.isAvailable }.map(\.name) }
@@ -110,9 +115,11 @@ public struct IndexStatus: Sendable, Hashable {
             } catch is HistoryError {
                 // History after the index's token was purged: the next update rebuilds; count what is there.
                 pendingTransactions = try store.countHistory(HistoryRequest.allRetained)
+                rebuildReason = "the history after token \(from.map { "\($0)" } ?? "0") was deleted before the index consumed it"
             }
         } else {
             pendingTransactions = try store.countHistory(HistoryRequest.allRetained)
+            rebuildReason = "there is no index yet"
         }
     }
 }

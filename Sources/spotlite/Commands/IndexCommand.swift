@@ -140,8 +140,7 @@ struct IndexCommand: AsyncParsableCommand {
                 throw CommandFailure(message: "the index at \(indexPath) is a read replica of \(source), and its status is measured against the store, which is on the master; run `spotlite index status` there, or `spotlite index replicate follow \(source) --into \(indexPath) --once` here for the replica's generation, documents and token")
             }
             let store = try environment.openStoreForReading()
-            try environment.requireEntities()
-            let status = try IndexStatus(store: store, configuration: environment.configuration)
+            let status = try await environment.makeIndexer(store: store).status()
             if json {
                 JSONOutput.print(status.jsonObject)
             } else {
@@ -164,9 +163,11 @@ struct IndexCommand: AsyncParsableCommand {
             ("Store token", status.storeToken.map { "\($0)" } ?? "0"),
             ("Pending", Plural.count(status.pendingTransactions, "transaction")),
             ("Oldest history", status.oldestHistoryToken.map { "token \($0)" } ?? "none"),
-            ("Fingerprint", status.fingerprint.map { $0 + ($0 != status.configurationFingerprint ? " (configuration changed: next update rebuilds)" : "") }
+            ("Fingerprint", status.fingerprint.map { $0 + ($0 != status.configurationFingerprint ? " (the configuration asks for \(status.configurationFingerprint))" : "") }
                 ?? "\(status.configurationFingerprint) (the configuration's; no index built yet)"),
             ("Last update", status.updatedAt.map { ISO8601.string(from: $0) } ?? "never"),
+            ("Next update", status.rebuildReason.map { "rebuilds: \($0)" }
+                ?? (status.pendingTransactions == 0 ? "nothing to apply" : "applies \(Plural.count(status.pendingTransactions, "transaction"))")),
         ]
         if !status.shards.isEmpty {
             let unavailable = status.unavailableShards.count

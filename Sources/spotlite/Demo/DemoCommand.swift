@@ -134,7 +134,7 @@ struct DemoCommand: AsyncParsableCommand {
         try search("9. Misspelled: spotlite search \"serch engnie\"", SearchRequest("serch engnie", limit: 3))
 
         section("10. spotlite index status")
-        print(IndexCommand.render(try IndexStatus(store: store, configuration: configuration)))
+        print(IndexCommand.render(try await indexer.status()))
 
         print("")
         print("Done in \(Terminal.duration(Date().timeIntervalSince(started))). Try it yourself:")
