@@ -88,6 +88,7 @@ struct Spotlite: AsyncParsableCommand {
             if !parsed, !line.hasPrefix("Unknown option"), let unknown = UnknownOption.message(arguments, root: Spotlite.self) {
                 line = unknown
             }
+            line = UnknownOption.withDashHint(line, arguments: arguments, root: Spotlite.self)
             let help = (["spotlite", "help"] + CommandSuggestion.commandPath(arguments, root: Spotlite.self)).joined(separator: " ")
             Terminal.printError(Self.pointing(line, to: help))
             Foundation.exit(ExitStatus.usage)

@@ -229,6 +229,20 @@ extension CommandAuditTests {
         expectOneLineError(value, mentioning: ["Unknown option '--bogus'"])
     }
 
+    /// `spotlite search -vim` used to answer "give a query": the parser took `-vim` for a group of short options and
+    /// passed over it. Xapian then read the query `-vim` as `vim`; it means every record without vim.
+    @Test func aQueryThatOnlyExcludesIsTakenAfterTheTerminator() throws {
+        let tool = try indexedTool()
+        defer { tool.remove() }
+        let bare = try tool.run(["search", "-database"])
+        expectOneLineError(bare, mentioning: ["Unknown option '-database'. An argument starting with - goes after --, as in `spotlite search -- -database`. See `spotlite help search`."])
+        #expect(bare.status == 2)
+        let excluded = try tool.run(["search", "--json", "--", "-database", "-section:graphics"])
+        #expect(excluded.status == 0, "\(excluded.stderr)")
+        let hits = try #require((try excluded.json() as? [String: Any])?["hits"] as? [[String: Any]])
+        #expect(hits.compactMap { $0["key"] as? String } == ["ripgrep"], "xapian-tools describes databases: \(excluded.stdout)")
+    }
+
     /// `"size:1..2"` used to fail with Xapian's bare "Unknown range operation": a range inside double quotes.
     @Test func aRangeInsideQuotesSaysToWriteItOutside() throws {
         let tool = try indexedTool()

@@ -186,6 +186,21 @@ struct SearchQueryTests {
         }
     }
 
+    @Test("a query that only excludes (-vim, NOT vim, -section:editors) finds every record but those (Xapian found them)")
+    func onlyExclusions() async throws {
+        let fixture = try await SearchFixture()
+        let every = try fixture.keySet("")
+        #expect(every.count > 4 && every.contains("vim"))
+        for (query, excluded) in [("-vim", ["vim"]), ("NOT vim", ["vim"]), ("-vim -nano", ["vim", "nano"]),
+                                  ("-section:editors", ["vim", "nano"]), ("-\"picture editor\"", ["gimp"]),
+                                  ("-(vim OR gimp)", ["vim", "gimp"]), ("-name:vi*", ["vim"])] {
+            #expect(try fixture.keySet(query) == every.subtracting(excluded), "\(query)")
+        }
+        // Beside a word that is not excluded, Xapian's reading stands: editors, but not vim.
+        #expect(try fixture.keySet("editor -vim") == (try fixture.keySet("editor")).subtracting(["vim"]))
+        #expect(try fixture.keys(SearchRequest("-vim", entities: ["Package"], filters: [SearchFilter(field: "section", value: "editors")])) == ["nano"])
+    }
+
     @Test("a field that queries cannot name (text without a prefix, stored) is an error saying what to write instead")
     func unprefixedField() async throws {
         let fixture = try await SearchFixture()

@@ -241,12 +241,17 @@ public final class IndexSearcher: Sendable {
     private var snippetLanguage: String? { schema.language == "none" ? nil : schema.language }
 
     /// With CJK n-grams (`.standard`): the indexer splits runs of Chinese, Japanese and Korean characters the same way.
-    private static let flags: XapianQueryParser.Flags = [.standard, .wildcard]
+    /// `.pureNot`: `NOT vim` alone means every document but those with vim (Xapian refuses it otherwise).
+    private static let flags: XapianQueryParser.Flags = [.standard, .wildcard, .pureNot]
 
     /// Parses `text`; with `spelling`, the parser also works out a corrected query string, which costs more than
     /// the search itself (every word is looked up in the spelling table), so only queries that found nothing ask.
     private func parse(_ text: String, with parser: XapianQueryParser, spelling: Bool = false) throws -> XapianQuery {
         do {
+            if let excluded = Self.excludedItems(of: text) {
+                let items = try excluded.map { try Self.queryOrMatchAll(parser.parse(String($0), flags: Self.flags), text: String($0)) }
+                return try .andNot(.matchAll(), excluding: items)
+            }
             let query = try parser.parse(text, flags: spelling ? Self.flags.union(.spellingCorrection) : Self.flags)
             return try Self.queryOrMatchAll(query, text: text)
         } catch let error as XapianError {
@@ -262,6 +267,40 @@ public final class IndexSearcher: Sendable {
     static func queryOrMatchAll(_ parsed: XapianQuery, text: String) throws -> XapianQuery {
         guard parsed.isEmpty else { return parsed }
         return isMatchAllText(text) ? try .matchAll() : try .matchNothing()
+    }
+
+    /// The items of `text` (words, quoted phrases, bracketed groups) without their `-` when every one of them is
+    /// excluded with `-`; nil otherwise. Xapian 1.4 reads such a query as its items without the signs: `-vim` found
+    /// the records with vim, `-section:editors` the editors, `-"text editor"` records with either word.
+    static func excludedItems(of text: String) -> [Substring]? {
+        var items: [Substring] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            guard !text[index].isWhitespace else {
+                index = text.index(after: index)
+                continue
+            }
+            let start = index
+            var depth = 0
+            var inQuotes = false
+            while index < text.endIndex {
+                let character = text[index]
+                if character == "\"" {
+                    inQuotes.toggle()
+                } else if !inQuotes, character == "(" {
+                    depth += 1
+                } else if !inQuotes, character == ")" {
+                    depth = max(0, depth - 1)
+                } else if !inQuotes, depth == 0, character.isWhitespace {
+                    break
+                }
+                index = text.index(after: index)
+            }
+            let item = text[start..<index]
+            guard item.first == "-", item.count > 1 else { return nil }
+            items.append(item.dropFirst())
+        }
+        return items.isEmpty ? nil : items
     }
 
     /// Whether `text` asks for every document: nothing but white space and asterisks.
@@ -338,7 +377,8 @@ public final class IndexSearcher: Sendable {
             let parsed = try parse(text, with: open.parser)
             if request.explains { parsedDescription = parsed.description }
             var proximity: XapianProximity?
-            if sortsByRelevance, let boost = ranking.proximity {
+            // A query that only excludes has no words to find near each other.
+            if sortsByRelevance, let boost = ranking.proximity, Self.excludedItems(of: text) == nil {
                 // Applied to the best matches only (re-ranking): over every match it read the positions of every
                 // document holding two of the words, about 11 times the cost of the search (README, "Query speed").
                 proximity = XapianProximity(words: try parseWords(text, with: open.parser), window: boost.window,

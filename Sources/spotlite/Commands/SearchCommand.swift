@@ -11,7 +11,8 @@ struct SearchCommand: AsyncParsableCommand {
         The words are joined with spaces and parsed with Xapian's query syntax: words, "phrases", AND/OR/NOT, \
         +must/-mustnot, wildcards foo*, field prefixes name:foo, keyword filters section:utils, ranges size:10..20 \
         and values size:42 or released:2024 on number and date fields. \
-        Quote the query for your shell when it has quotes or brackets. When a query finds nothing and a spelling \
+        Quote the query for your shell when it has quotes or brackets, and put it after -- when it starts with - \
+        (spotlite search -- -vim: every record without vim). When a query finds nothing and a spelling \
         correction exists, the corrected query is run instead (and said so). Like grep, it exits 1 when nothing \
         is found.
 

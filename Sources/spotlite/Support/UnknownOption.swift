@@ -35,8 +35,12 @@ enum UnknownOption {
             let name = word.split(separator: "=", maxSplits: 1).first.map(String.init) ?? word
             if builtIn.contains(name) { continue }
             guard let argument = known[name] else {
-                // `-ab` may be two short flags, or a short option with its value: leave it to the parser.
-                guard name.hasPrefix("--") || name.count == 2 else { return nil }
+                // `-ab` may be two short flags, or a short option with its value: unknown only when none of its
+                // letters is a short name the command takes (`-vim`, which the parser passed over in silence).
+                if !name.hasPrefix("--"), name.count > 2,
+                   name.dropFirst().contains(where: { known["-\($0)"] != nil || builtIn.contains("-\($0)") }) {
+                    return nil
+                }
                 return message(for: name, among: leaf)
             }
             guard argument.kind == "option", !word.contains("=") else { continue }
@@ -53,6 +57,21 @@ enum UnknownOption {
             }
         }
         return nil
+    }
+
+    /// `line` (a usage error) with, when it is about an unknown single-dash option of a command that takes
+    /// arguments, how to pass that word as an argument: `spotlite search -vim` means the query `-vim` (every record
+    /// without vim), which the parser reads as options.
+    static func withDashHint(_ line: String, arguments: [String], root: ParsableCommand.Type) -> String {
+        let opening = "Unknown option '"
+        guard line.hasPrefix(opening), let close = line.dropFirst(opening.count).firstIndex(of: "'") else { return line }
+        let name = line[line.index(line.startIndex, offsetBy: opening.count)..<close]
+        guard name.hasPrefix("-"), !name.hasPrefix("--"),
+              let leaf = CommandSuggestion.commandTypes(arguments, root: root).last.flatMap(describe),
+              leaf.contains(where: { $0.kind == "positional" }) else { return line }
+        let command = (["spotlite"] + CommandSuggestion.commandPath(arguments, root: root)).joined(separator: " ")
+        let sentence = line.hasSuffix(".") || line.hasSuffix("?") ? line : line + "."
+        return "\(sentence) An argument starting with - goes after --, as in `\(command) -- \(name)`."
     }
 
     /// The parser's wording, with its suggestion: the closest long name of the command within three edits.
