@@ -66,7 +66,7 @@ struct CommandErrorTests {
         try tool.write(CommandLineTool.packages, to: "packages.jsonl")
         #expect(try tool.run(["import", "packages.jsonl", "--entity", "Package"]).status == 0)
         #expect(try tool.run(["index", "update"]).status == 0)
-        for query in ["invoice AND", "NOT x", "a OR", "size:abc..def"] {
+        for query in ["invoice AND", "x NOT", "a OR", "size:abc..def"] {
             let output = try tool.run(["search", query])
             expectOneLineError(output, mentioning: ["cannot parse the query"])
         }

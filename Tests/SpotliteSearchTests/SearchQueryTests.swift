@@ -376,7 +376,7 @@ struct SearchQueryTests {
     }
 
     @Test("malformed queries are errors carrying Xapian's message",
-          arguments: ["vim AND", "NOT vim", "vim OR OR nano", "size:-5 AND", "size:abc..def", "released:2023-13-45..", "released:yesterday..today"])
+          arguments: ["vim AND", "vim NOT", "vim OR OR nano", "size:-5 AND", "size:abc..def", "released:2023-13-45..", "released:yesterday..today"])
     func malformed(query: String) async throws {
         let fixture = try await SearchFixture()
         let error = #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest(query)) }
