@@ -229,6 +229,22 @@ extension CommandAuditTests {
         expectOneLineError(value, mentioning: ["Unknown option '--bogus'"])
     }
 
+    /// An array in an import line is stored as JSON text; a keyword field indexed that text as one value, so
+    /// `"tags": ["use::editing", "role::program"]` made neither `tags:use::editing` nor `tags:role::program` find it.
+    @Test func anArrayForAKeywordFieldIsOneValuePerElement() throws {
+        let line = #"{"name": "arrays", "version": "1", "summary": "A package with arrays", "section": ["editors", "utils"], "tags": ["use::editing", "role::program"]}"#
+        let tool = try indexedTool(packages: CommandLineTool.packages + line + "\n")
+        defer { tool.remove() }
+        for query in ["tags:use::editing", "tags:role::program", "section:editors", "section:utils"] {
+            let output = try tool.run(["search", query, "--json"])
+            let hits = (try output.json() as? [String: Any])?["hits"] as? [[String: Any]] ?? []
+            #expect(hits.contains { $0["key"] as? String == "arrays" }, "\(query): \(output.stdout)\(output.stderr)")
+        }
+        let facets = try tool.run(["search", "arrays", "--facet", "section", "--json"])
+        let counts = (try facets.json() as? [String: Any])?["facets"] as? [String: [String: Int]]
+        #expect(counts?["section"] == ["editors": 1, "utils": 1], "\(facets.stdout)")
+    }
+
     /// `spotlite search -vim` used to answer "give a query": the parser took `-vim` for a group of short options and
     /// passed over it. Xapian then read the query `-vim` as `vim`; it means every record without vim.
     @Test func aQueryThatOnlyExcludesIsTakenAfterTheTerminator() throws {

@@ -119,6 +119,30 @@ struct NewcomerTests {
         #expect(withID.stdout.contains("--config items.toml"), "the next commands carry --config")
     }
 
+    /// Integer ids made `init` leave the key out of the fields, so the store took it for text and `import` refused
+    /// every line ("the key "id" must be a string"); arrays of tags became `stored`, not searchable.
+    @Test func initTakesIntegerKeysAndArraysOfValuesAndTheImportWorks() throws {
+        let tool = try Self.emptyFolder()
+        defer { tool.remove() }
+        let colours = ["red", "green", "blue"]
+        let lines = (1...40).map { number in
+            #"{"id": \#(number), "title": "Item \#(number)", "tags": ["\#(colours[number % 3])", "size-\#(number % 2)"], "meta": {"a": \#(number)}}"#
+        }
+        try tool.write(lines.joined(separator: "\n") + "\n", to: "items.jsonl")
+        #expect(try tool.run(["init", "--from", "items.jsonl"]).status == 0)
+        let toml = try String(contentsOfFile: tool.path("config/spotlite.toml"), encoding: .utf8)
+        func line(_ field: String) -> String { toml.split(separator: "\n").first { $0.hasPrefix(field + " ") }.map(String.init) ?? "" }
+        #expect(line("id").contains(#"type = "number""#), "\(toml)")
+        #expect(line("tags").contains(#"type = "keyword""#) && line("tags").contains("facet = true"), "\(toml)")
+        #expect(line("meta").contains(#"type = "stored""#), "\(toml)")
+        let imported = try tool.run(["import", "items.jsonl", "--entity", "Item"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try tool.run(["index", "update"]).status == 0)
+        let search = try #require(try tool.run(["search", "--filter", "tags:red", "--facet", "tags", "--json"]).json() as? [String: Any])
+        #expect(search["total"] as? Int == 13)
+        #expect((search["facets"] as? [String: [String: Int]])?["tags"] == ["red": 13, "size-0": 6, "size-1": 7], "\(search)")
+    }
+
     @Test func pathsFollowTheConfigurationFileNotTheWorkingDirectory() throws {
         let tool = try CommandLineTool()
         defer { tool.remove() }

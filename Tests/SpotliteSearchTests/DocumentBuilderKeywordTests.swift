@@ -48,4 +48,14 @@ struct DocumentBuilderKeywordTests {
         #expect(DocumentBuilder.keywords(in: "\u{3000}main\t", separator: nil) == ["main"])
         #expect(DocumentBuilder.keywords(in: " \t ", separator: nil) == [])
     }
+
+    @Test("a JSON array of strings and numbers (as import stores an array) is one value per element; anything else is text")
+    func arrays() {
+        #expect(DocumentBuilder.arrayValues(in: #"["a","b c"," d ",""]"#) == ["a", "b c", "d"])
+        #expect(DocumentBuilder.arrayValues(in: "[3,2.5,-1]") == ["3", "2.5", "-1"])
+        #expect(DocumentBuilder.arrayValues(in: "[]") == [])
+        for text in ["[true]", "[null]", #"[["a"]]"#, #"[{"a":1}]"#, "[a, b]", "[unclosed", "plain", #"{"a":1}"#, "[1] [2]"] {
+            #expect(DocumentBuilder.arrayValues(in: text) == nil, "\(text)")
+        }
+    }
 }

@@ -67,10 +67,12 @@ final class DocumentBuilder {
                 }
             case .keyword:
                 if let text = value.indexText, let prefix = field.booleanPrefix {
-                    let keywords = Self.keywords(in: text, separator: field.separator)
+                    let array = Self.arrayValues(in: text)
+                    let keywords = (array ?? Self.keywords(in: text, separator: field.separator))
                         .filter { Self.fitsTermLimit(prefix: prefix, value: $0) }
                     if !withoutTerms { for keyword in keywords { try document.addBooleanTerm(prefix + keyword) } }
-                    if let slot = field.slot, let facetValue = Self.facetValue(keywords, multiValued: field.separator != nil) {
+                    if let slot = field.slot,
+                       let facetValue = Self.facetValue(keywords, multiValued: field.separator != nil || array != nil) {
                         try document.setValue(slot: slot, string: facetValue)
                     }
                 }
@@ -102,6 +104,31 @@ final class DocumentBuilder {
         var seen = Set<String>()
         let values = keywords.filter { !$0.contains(facetValueSeparator) && seen.insert($0).inserted }
         return values.isEmpty ? nil : values.sorted().joined(separator: String(facetValueSeparator))
+    }
+
+    /// The elements of a JSON array of strings and numbers (`["a", "b"]`, `[1, 2]`: how `import` stores an array),
+    /// trimmed, empty ones left out; nil for any other text, an array holding arrays, objects, booleans or nulls
+    /// among them, which stays one value.
+    static func arrayValues(in text: String) -> [String]? {
+        guard text.first == "[", text.last == "]",
+              let array = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Any] else { return nil }
+        var values: [String] = []
+        for element in array {
+            if let string = element as? String {
+                let value = trimmed(Substring(string))
+                if !value.isEmpty { values.append(value) }
+            } else if let number = element as? NSNumber {
+                // Foundation bridges booleans and numbers alike; the type code tells them apart (`true` is not 1).
+                switch String(cString: number.objCType) {
+                case "c", "B": return nil
+                case "d", "f": values.append(String(number.doubleValue))
+                default: values.append(String(number.int64Value))
+                }
+            } else {
+                return nil
+            }
+        }
+        return values
     }
 
     /// The values of a keyword field: `text` cut at each `separator` (none: one value), each value without the

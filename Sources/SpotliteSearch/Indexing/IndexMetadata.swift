@@ -26,8 +26,10 @@ struct IndexMetadata: Sendable, Hashable {
     /// record holds a digest of the document's terms apart from one of the rest, so that an update changing only
     /// stored fields or values leaves the terms alone (a version writing 6 would read these records as empty and
     /// leave their words in the spelling table: it must rebuild); 8: stop words are indexed with their stems too
-    /// (a query of stop words alone searches their stems, which an older index lacks).
-    static let format = "8"
+    /// (a query of stop words alone searches their stems, which an older index lacks); 9: a keyword column holding a
+    /// JSON array (`["a","b"]`, as `import` stores one) gives one value per element (an older index holds the
+    /// array's text as one value).
+    static let format = "9"
     /// The formats this version updates without rebuilding (an older format may be listed when it differs only in
     /// what this version still reads); the first commit marks the index ``format``.
     static let updatableFormats: Set<String> = [format]

@@ -431,7 +431,8 @@ public final class IndexSearcher: Sendable {
         }
         var facets: [String: [FacetCount]] = [:]
         for field in facetFields {
-            let counts = Self.facetCounts(mset.facets[field.slot!] ?? [:], multiValued: field.separator != nil)
+            // Any keyword may hold several values (a JSON array), joined in its slot.
+            let counts = Self.facetCounts(mset.facets[field.slot!] ?? [:], multiValued: true)
             facets[field.name] = counts.map { FacetCount(value: $0.key, count: $0.value) }
                 .sorted { $0.count != $1.count ? $0.count > $1.count : $0.value < $1.value }
         }

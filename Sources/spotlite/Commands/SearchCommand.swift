@@ -247,7 +247,8 @@ struct SearchCommand: AsyncParsableCommand {
             lines.append("Did you mean \(Terminal.strong(suggestion))?")
         }
         if results.total == 0 {
-            lines.append("No results for \"\(results.query)\".")
+            // Filters alone (no words): there is no query to quote.
+            lines.append(results.query.trimmingCharacters(in: .whitespaces).isEmpty ? "No results." : "No results for \"\(results.query)\".")
         }
         if let explanation = results.explanation {
             lines.append(Terminal.faint("Parsed:   ") + explanation.parsedQuery)

@@ -14,10 +14,13 @@ struct FieldInference {
         var integers = 0
         var decimals = 0
         var booleans = 0
+        /// Arrays of strings and numbers, as their elements' text.
+        var arrays: [[String]] = []
+        /// Objects, and arrays holding anything else.
         var composites = 0
         var nulls = 0
 
-        var nonNull: Int { strings.count + integers + decimals + booleans + composites }
+        var nonNull: Int { strings.count + integers + decimals + booleans + arrays.count + composites }
     }
 
     /// One inferred field.
@@ -74,6 +77,12 @@ struct FieldInference {
                     keyValues[name, default: []].insert("i:\(number.int64Value)")
                 case .decimal: columns[index].decimals += 1
                 }
+            case let array as [Any]:
+                if let elements = Self.scalarElements(array) {
+                    columns[index].arrays.append(elements)
+                } else {
+                    columns[index].composites += 1
+                }
             default:
                 columns[index].composites += 1
             }
@@ -108,12 +117,16 @@ struct FieldInference {
         columns.first { $0.name == key }.map { $0.integers > 0 && $0.strings.isEmpty } ?? false
     }
 
-    /// The fields for every column but an integer key (the key of each hit is returned anyway).
+    /// The fields for every column; an integer key is a `number` field, which makes its column an integer one (a key
+    /// that is no field is text, and the import refused every line of integer keys).
     func fields(key: String) -> [Field] {
         var fields: [Field] = []
         var titles: [(index: Int, averageLength: Double)] = []
         for column in columns {
-            if column.name == key && keyIsInteger(key) { continue }
+            if column.name == key && keyIsInteger(key) {
+                fields.append(Field(name: key, kind: .number, note: "the key: whole numbers"))
+                continue
+            }
             var field = infer(column)
             if column.name == key {
                 // The key is usually what people search for by name.
@@ -153,8 +166,19 @@ struct FieldInference {
             // Text costs nothing while empty and finds the words once the column is filled.
             return Field(name: name, kind: .text, note: "empty in the sample: text, searchable once filled")
         }
-        if column.composites > 0 {
+        if column.composites > 0 || !column.arrays.isEmpty && column.integers + column.decimals + column.booleans > 0 {
             return Field(name: name, kind: .stored, note: "arrays or objects, kept as JSON text")
+        }
+        if !column.arrays.isEmpty {
+            // Lists of values (tags, authors): the index takes each element of an array as one keyword value.
+            let elements = column.arrays.joined() + column.strings
+            let distinct = Set(elements).count
+            if elements.allSatisfy({ $0.count <= 64 }) {
+                let facet = distinct <= max(3, elements.count / 4)
+                return Field(name: name, kind: .keyword, store: true, facet: facet,
+                             note: "arrays of values, one keyword each: filter with --filter \(name):VALUE" + (facet ? ", count with --facet \(name)" : ""))
+            }
+            return Field(name: name, kind: .text, note: "arrays of text, found by their words")
         }
         if column.strings.isEmpty && column.booleans == 0 {
             return Field(name: name, kind: .number, store: true, sortable: true,
@@ -204,6 +228,22 @@ struct FieldInference {
         }
         let tokenLike = distinct.allSatisfy { word in word.contains(where: { ":/=".contains($0) }) }
         return tokenLike && distinct.count * 4 <= words
+    }
+
+    /// The elements of an array of strings and numbers as text (what the index takes as keyword values); nil when it
+    /// holds anything else.
+    private static func scalarElements(_ array: [Any]) -> [String]? {
+        var elements: [String] = []
+        for element in array {
+            if let text = element as? String {
+                elements.append(text)
+            } else if let number = element as? NSNumber, JSONNumber.kind(number) != .boolean {
+                elements.append(number.stringValue)
+            } else {
+                return nil
+            }
+        }
+        return elements
     }
 
     static func looksLikeDate(_ text: String) -> Bool {
