@@ -229,6 +229,31 @@ extension CommandAuditTests {
         expectOneLineError(value, mentioning: ["Unknown option '--bogus'"])
     }
 
+    /// A number or date the index cannot read (`"size": "big"`, a day that does not exist) left the record without
+    /// that value in silence: outside every range, sorted as empty. The update says so, naming the records.
+    @Test func valuesTheIndexCannotReadAreNamedByTheUpdate() throws {
+        let tool = try CommandLineTool()
+        defer { tool.remove() }
+        let odd = #"{"name": "odd", "version": "1", "summary": "An odd package", "section": "utils", "size": "big"}"#
+        try tool.write(CommandLineTool.packages + odd + "\n", to: "packages.jsonl")
+        #expect(try tool.run(["import", "packages.jsonl", "--entity", "Package"]).status == 0)
+        let update = try tool.run(["index", "update"])
+        #expect(update.status == 0, "\(update.stderr)")
+        let warnings = update.stderr.split(separator: "\n").filter { $0.hasPrefix("spotlite: warning:") }
+        #expect(warnings.count == 1 && warnings.first?.contains("1 value of number or date fields could not be read") == true
+                && warnings.first?.contains(#"Package odd: size "big" is not a number"#) == true, "\(update.stderr)")
+        let ranged = try #require(try tool.run(["search", "size:0..", "--json"]).json() as? [String: Any])
+        #expect(ranged["total"] as? Int == 5, "the odd record has no size: \(ranged)")
+
+        try tool.write(#"{"name": "odd", "size": 12}"# + "\n", to: "fix.jsonl")
+        #expect(try tool.run(["import", "fix.jsonl", "--entity", "Package"]).status == 0)
+        let fixed = try tool.run(["index", "update", "--json"])
+        #expect(fixed.stderr.isEmpty, "\(fixed.stderr)")
+        #expect((try fixed.json() as? [String: Any])?["unreadable_values"] as? Int == 0)
+        let rebuilt = try #require(try tool.run(["index", "rebuild", "--json"]).json() as? [String: Any])
+        #expect(rebuilt["unreadable_values"] as? Int == 0 && rebuilt["indexed"] as? Int == 6, "\(rebuilt)")
+    }
+
     /// An array in an import line is stored as JSON text; a keyword field indexed that text as one value, so
     /// `"tags": ["use::editing", "role::program"]` made neither `tags:use::editing` nor `tags:role::program` find it.
     @Test func anArrayForAKeywordFieldIsOneValuePerElement() throws {

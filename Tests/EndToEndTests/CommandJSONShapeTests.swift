@@ -21,7 +21,9 @@ struct CommandJSONShapeTests {
         let update = try tool.run(["index", "update", "--json"])
         #expect(update.status == 0, "\(update.stderr)")
         let updateObject = try #require(try update.json() as? [String: Any])
-        #expect(Set(updateObject.keys) == ["token", "transactions", "changes", "indexed", "deleted", "rebuilt", "reason", "seconds"])
+        #expect(Set(updateObject.keys) == ["token", "transactions", "changes", "indexed", "deleted", "rebuilt", "reason", "seconds",
+                                           "unreadable_values", "unreadable_examples"])
+        #expect(updateObject["unreadable_values"] as? Int == 0 && (updateObject["unreadable_examples"] as? [Any])?.isEmpty == true)
         #expect(updateObject["rebuilt"] as? Bool == true)
         #expect(updateObject["reason"] as? String != nil)
         #expect(updateObject["indexed"] as? Int == 5)

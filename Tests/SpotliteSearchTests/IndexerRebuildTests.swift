@@ -150,6 +150,29 @@ struct IndexerRebuildTests {
         #expect(try sandbox.keys("nano") == ["nano"])
     }
 
+    @Test("values of number and date fields the index cannot read are counted and named by updates and rebuilds")
+    func unreadableValues() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(SamplePackage.catalogue)
+        let indexer = try sandbox.makeIndexer()
+        #expect(try await indexer.update().unreadableValues == 0)
+        try sandbox.store.write(author: "app") { db in
+            try db.execute(sql: "UPDATE Package SET size = 'big' WHERE name = 'vim'")
+            try db.execute(sql: "UPDATE Package SET released = '2024-02-30', size = '  ' WHERE name = 'nano'")
+        }
+        let update = try await indexer.update()
+        #expect(update.unreadableValues == 2, "blank text is no value, not an unreadable one")
+        #expect(Set(update.unreadableExamples) == [#"Package vim: size "big" is not a number"#,
+                                                   #"Package nano: released "2024-02-30" is not a date (ISO-8601 or Unix seconds)"#])
+        #expect(try sandbox.keys("size:0..").contains("vim") == false)
+        let rebuild = try await indexer.rebuild()
+        #expect(rebuild.unreadableValues == 2 && rebuild.unreadableExamples.count == 2)
+        try sandbox.store.write(author: "app") { db in
+            try db.execute(sql: "UPDATE Package SET size = 5 WHERE name = 'vim'")
+        }
+        #expect(try await indexer.update().unreadableValues == 0, "only the documents written count")
+    }
+
     @Test("index status says whether the next update rebuilds, and why, without changing anything")
     func statusForetellsTheRebuild() async throws {
         let sandbox = try IndexerSandbox()

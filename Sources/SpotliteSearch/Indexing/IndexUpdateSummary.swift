@@ -19,12 +19,29 @@ public struct IndexUpdateSummary: Sendable, Hashable, Codable {
     public var reason: String?
     /// How long the update took.
     public var seconds: Double = 0
+    /// Values of number and date fields in the documents written that the index could not read (`"cheap"` for a
+    /// price): those documents have no such value, so they are outside every range on the field and sort as records
+    /// without one. The store keeps them as written.
+    public var unreadableValues = 0
+    /// The first few of them, described (`Item 4: price "cheap" is not a number`), to find in the store and fix.
+    public var unreadableExamples: [String] = []
+    /// How many unreadable values ``unreadableExamples`` describes at most.
+    public static let unreadableExampleLimit = 5
 
     /// An empty summary: nothing done yet.
     public init() {}
 
     enum CodingKeys: String, CodingKey {
         case token, transactions, changes, indexed, deleted, rebuilt, reason, seconds
+        case unreadableValues = "unreadable_values", unreadableExamples = "unreadable_examples"
+    }
+
+    /// Counts `found` (from one document) and keeps the first few described.
+    mutating func noteUnreadable(_ found: [String]) {
+        guard !found.isEmpty else { return }
+        unreadableValues += found.count
+        let room = Self.unreadableExampleLimit - unreadableExamples.count
+        if room > 0 { unreadableExamples += found.prefix(room) }
     }
 
     /// The summary in the JSON form `spotlite index update --json` prints.
@@ -38,6 +55,8 @@ public struct IndexUpdateSummary: Sendable, Hashable, Codable {
         try container.encode(rebuilt, forKey: .rebuilt)
         try container.encode(reason, forKey: .reason)
         try container.encode(seconds, forKey: .seconds)
+        try container.encode(unreadableValues, forKey: .unreadableValues)
+        try container.encode(unreadableExamples, forKey: .unreadableExamples)
     }
 }
 

@@ -28,6 +28,8 @@ extension SpotliteIndexer {
         var tally: Tally
         var indexed: Int
         var deleted: Int
+        /// The unreadable values of the documents it writes (``IndexUpdateSummary/unreadableValues``).
+        var unreadable = IndexUpdateSummary()
     }
 
     /// The shards open for writing during one round of the history driver, and what waits for a commit.
@@ -197,11 +199,13 @@ extension SpotliteIndexer {
         try announce(round)
         let writer = round.writer
         var indexed = 0, deleted = 0
+        var unreadable = IndexUpdateSummary()
         var batcher = ShardBatcher(writers: writer, fresh: false)
         var deletions = Array(repeating: [String](), count: writer.writers.count)
         for change in changes {
             let id = DocumentIdentity.term(entity: change.entity, key: change.key)
             if let document = change.document {
+                unreadable.noteUnreadable(document.entity.unreadableValues(key: change.key, in: document.attributes))
                 batcher.add(ShardRecord(entity: document.entity, key: change.key, attributes: document.attributes,
                                         termsUnchanged: change.termsUnchanged), idTerm: id)
                 indexed += 1
@@ -217,7 +221,8 @@ extension SpotliteIndexer {
         writer.submitCommit(metadata: [(IndexMetadata.updatedAtKey, String(Date().timeIntervalSince1970)),
                                        (IndexMetadata.formatKey, IndexMetadata.format)],
                             checkpoint: round.reached)
-        round.inFlight = InFlightCommit(checkpoint: round.reached, tally: round.tally, indexed: indexed, deleted: deleted)
+        round.inFlight = InFlightCommit(checkpoint: round.reached, tally: round.tally, indexed: indexed, deleted: deleted,
+                                        unreadable: unreadable)
         round.submitted = round.reached
         round.tally = Tally()
     }
@@ -234,6 +239,9 @@ extension SpotliteIndexer {
         summary.deleted += commit.deleted
         summary.transactions += commit.tally.transactions
         summary.changes += commit.tally.changes
+        summary.unreadableValues += commit.unreadable.unreadableValues
+        let room = IndexUpdateSummary.unreadableExampleLimit - summary.unreadableExamples.count
+        if room > 0 { summary.unreadableExamples += commit.unreadable.unreadableExamples.prefix(room) }
         summary.token = token
         postCommit(token: token, summary: summary)
     }

@@ -206,13 +206,13 @@ extension SpotliteIndexer {
             throw SearchError.cannotWrite(path: path, reason: "\(error.localizedDescription)")
         }
         // A fresh generation nobody reads yet: no fsync per commit, one sync of the whole tree before the switch.
-        let token: HistoryToken?, indexed: Int
+        let token: HistoryToken?, indexed: Int, unreadable: IndexUpdateSummary
         do {
             let writers = try ShardWriterSet(layout: layout, action: .createOrOverwrite, noSync: true, schema: schema,
                                              flushThreshold: ShardWriterSet.rebuildFlushThreshold(shards: layout.count),
                                              writeHook: documentWriteHook, commitHook: shardCommitHook)
             do {
-                (token, indexed) = try indexSnapshot(into: writers)
+                (token, indexed, unreadable) = try indexSnapshot(into: writers)
                 let metadata = rebuildMetadata(modelVersion: modelVersion, captureGap: captureGap, clearingAbsent: false)
                 try writers.commit(metadata: metadata, checkpoint: IndexCheckpoint(token: token))
             } catch {
@@ -231,7 +231,7 @@ extension SpotliteIndexer {
         // An index whose shards were placed at locations before: the stub is live now, the map is no longer.
         if unlink(ShardMap.path(in: directory)) == 0 { StubFile.syncDirectory(containing: directory.stubPath) }
         directory.removeStaleGenerations()
-        finishRebuild(token: token, indexed: indexed, reason: reason, into: &summary)
+        finishRebuild(token: token, indexed: indexed, unreadable: unreadable, reason: reason, into: &summary)
     }
 
     /// Rebuilds shards placed at `locations` (remote servers or fixed paths) in place, while searches keep answering
@@ -249,14 +249,14 @@ extension SpotliteIndexer {
         var layout = ShardLayout(directoryPath: directory.path, locations: locations, expectedUUIDs: nil,
                                  tagTerm: ShardMap.tagPrefix + generation)
         layout.remote = configuration.remote
-        let token: HistoryToken?, indexed: Int, uuids: [String]
+        let token: HistoryToken?, indexed: Int, unreadable: IndexUpdateSummary, uuids: [String]
         do {
             // The identity check is off: a rebuild is how a shard's database gets (re)recorded in the map.
             let writers = try ShardWriterSet(layout: layout, action: .createOrOpen, noSync: false, schema: schema,
                                              writeHook: documentWriteHook, commitHook: shardCommitHook,
                                              tagTerm: layout.tagTerm, checkIdentity: false, listsDocuments: true)
             do {
-                (token, indexed) = try indexSnapshot(into: writers, fresh: false)
+                (token, indexed, unreadable) = try indexSnapshot(into: writers, fresh: false)
                 // Keys absent from this build are emptied (deleted), since the shards keep their old metadata.
                 let metadata = rebuildMetadata(modelVersion: modelVersion, captureGap: captureGap, clearingAbsent: true)
                 // The checkpoint between transactions also clears a change id left inside one by an earlier update.
@@ -277,7 +277,7 @@ extension SpotliteIndexer {
         // A local index the shards replace: searches follow the map now; its generations go.
         if unlink(directory.stubPath) == 0 { StubFile.syncDirectory(containing: directory.stubPath) }
         directory.removeStaleGenerations()
-        finishRebuild(token: token, indexed: indexed, reason: reason, into: &summary)
+        finishRebuild(token: token, indexed: indexed, unreadable: unreadable, reason: reason, into: &summary)
     }
 
     /// The metadata every shard of a rebuilt index commits with its snapshot's checkpoint. `clearingAbsent` writes
@@ -302,22 +302,27 @@ extension SpotliteIndexer {
 
     /// Makes a rebuild that just went live known: the update's summary, and ``indexUpdates()``. The history
     /// driver saves the position in the store at `token` next.
-    private func finishRebuild(token: HistoryToken?, indexed: Int, reason: String,
+    private func finishRebuild(token: HistoryToken?, indexed: Int, unreadable: IndexUpdateSummary, reason: String,
                                into summary: inout IndexUpdateSummary) {
         summary.rebuilt = true
         summary.reason = reason
         summary.indexed += indexed
+        summary.unreadableValues += unreadable.unreadableValues
+        summary.unreadableExamples = Array((summary.unreadableExamples + unreadable.unreadableExamples)
+            .prefix(IndexUpdateSummary.unreadableExampleLimit))
         summary.token = token
         postCommit(token: token, summary: summary)
     }
 
     /// Indexes every row of one read snapshot into the shards and returns the token the snapshot reflects, with the
-    /// number of documents written. This thread reads rows; the shards' threads build and write documents.
-    /// `fresh` adds documents without looking for earlier ones (a new generation); otherwise they replace them.
-    private func indexSnapshot(into writers: ShardWriterSet, fresh: Bool = true) throws -> (HistoryToken?, Int) {
+    /// number of documents written and their unreadable values. This thread reads rows; the shards' threads build and
+    /// write documents. `fresh` adds documents without looking for earlier ones (a new generation); otherwise they
+    /// replace them.
+    private func indexSnapshot(into writers: ShardWriterSet,
+                               fresh: Bool = true) throws -> (HistoryToken?, Int, IndexUpdateSummary) {
         let reader = IndexRecordReader(schema: schema, provider: provider)
         let progress = progressHandler
-        let result: (HistoryToken?, Int) = try store.read { db in
+        let result: (HistoryToken?, Int, IndexUpdateSummary) = try store.read { db in
             let token = try SpotliteStore.currentToken(in: db)
             var total = 0
             for name in schema.entityNames {
@@ -327,6 +332,7 @@ extension SpotliteIndexer {
             var batcher = ShardBatcher(writers: writers, fresh: fresh)
             var done = 0
             var indexed = 0
+            var unreadable = IndexUpdateSummary()
             for name in schema.entityNames {
                 let entity = try schema.entity(named: name)
                 let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(name.quotedDatabaseIdentifier)")
@@ -334,6 +340,7 @@ extension SpotliteIndexer {
                     done += 1
                     let key: DatabaseValue = row[entity.key]
                     if let attributes = try reader.attributeSet(entity: entity, key: key, row: row, in: db) {
+                        unreadable.noteUnreadable(entity.unreadableValues(key: key, in: attributes))
                         batcher.add(ShardRecord(entity: entity, key: key, attributes: attributes),
                                     idTerm: DocumentIdentity.term(entity: name, key: key))
                         indexed += 1
@@ -348,7 +355,7 @@ extension SpotliteIndexer {
             }
             batcher.flush()
             progress?(IndexProgress(done: done, total: total))
-            return (token, indexed)
+            return (token, indexed, unreadable)
         }
         try writers.wait()
         return result

@@ -425,6 +425,8 @@ public actor SpotliteIndexer {
         commit.changes = summary.changes - lastPosted.changes
         commit.indexed = summary.indexed - lastPosted.indexed
         commit.deleted = summary.deleted - lastPosted.deleted
+        commit.unreadableValues = summary.unreadableValues - lastPosted.unreadableValues
+        commit.unreadableExamples = Array(summary.unreadableExamples.dropFirst(lastPosted.unreadableExamples.count))
         commit.rebuilt = summary.rebuilt && !lastPosted.rebuilt
         commit.reason = commit.rebuilt ? summary.reason : nil
         commit.seconds = summary.seconds - lastPosted.seconds

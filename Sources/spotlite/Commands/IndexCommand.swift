@@ -65,6 +65,15 @@ struct IndexCommand: AsyncParsableCommand {
         } else {
             printSummary(summary, indexPath: indexer.indexPath)
         }
+        if let warning = unreadableWarning(summary) { Terminal.printError(warning) }
+    }
+
+    /// The warning on stderr for values the index could not read, with the first few; nil when there were none.
+    static func unreadableWarning(_ summary: IndexUpdateSummary) -> String? {
+        guard summary.unreadableValues > 0 else { return nil }
+        let count = summary.unreadableValues
+        let more = count > summary.unreadableExamples.count ? "; …" : ""
+        return "warning: \(Plural.count(count, "value")) of number or date fields could not be read and \(count == 1 ? "is" : "are") left out of the index (\(summary.unreadableExamples.joined(separator: "; "))\(more)): those records are outside every range on the field and sort as records without a value until the store holds one it can read"
     }
 
     static func printSummary(_ summary: IndexUpdateSummary, indexPath: String) {
@@ -108,6 +117,7 @@ struct IndexCommand: AsyncParsableCommand {
                     if json {
                         JSONOutput.print(encodable: commit)
                     } else {
+                        if let warning = IndexCommand.unreadableWarning(commit) { Terminal.printError(warning) }
                         Terminal.log("\(ISO8601.string(from: Date())) token \(update.token.map { "\($0)" } ?? "0"): \(Plural.count(commit.transactions, "transaction")), \(Terminal.number(commit.indexed)) indexed, \(Terminal.number(commit.deleted)) deleted in \(Terminal.duration(commit.seconds))\(commit.rebuilt ? " (rebuilt: \(commit.reason ?? "requested"))" : "")")
                     }
                 }
