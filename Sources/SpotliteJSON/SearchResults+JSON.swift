@@ -7,6 +7,15 @@ extension SearchResults {
     package func appendJSON(to bytes: inout [UInt8]) {
         JSONText.appendRaw("{\"corrected\":", to: &bytes)
         JSONText.appendOptionalString(corrected, to: &bytes)
+        // Only when filter values were corrected, as in `jsonObject`.
+        if let correctedFilters {
+            JSONText.appendRaw(",\"corrected_filters\":[", to: &bytes)
+            for (index, filter) in correctedFilters.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONText.appendString(filter.description, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
         if let explanation {
             JSONText.appendRaw(",\"explain\":", to: &bytes)
             explanation.appendJSON(to: &bytes)

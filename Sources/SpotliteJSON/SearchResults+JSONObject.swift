@@ -20,6 +20,7 @@ extension SearchResults {
             "hits": hits.map(\.jsonObject),
             "facets": facetObject,
         ]
+        if let correctedFilters { object["corrected_filters"] = correctedFilters.map(\.description) }
         if let explanation { object["explain"] = explanation.jsonObject }
         if isPartial {
             object["partial"] = true

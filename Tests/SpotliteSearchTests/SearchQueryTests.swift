@@ -239,6 +239,17 @@ struct SearchQueryTests {
         #expect(mixed.hits.map(\.key.description) == ["inkscape"])
         #expect(try fixture.keys("section:Editors").isEmpty, "without spelling correction, the value is exact")
         #expect(try fixture.searcher.search(SearchRequest("section:Nothing", entities: ["Package"])).corrected == nil)
+
+        // --filter values the same way, reported apart from the query.
+        let filtered = try fixture.searcher.search(SearchRequest("editor", entities: ["Package"],
+                                                                 filters: [SearchFilter(field: "section", value: "Editors")]))
+        #expect(filtered.correctedFilters == [SearchFilter(field: "section", value: "editors")] && filtered.corrected == nil)
+        #expect(Set(filtered.hits.map(\.key.description)) == ["vim", "nano"])
+        let unknown = try fixture.searcher.search(SearchRequest("editor", filters: [SearchFilter(field: "section", value: "Nothing")]))
+        #expect(unknown.hits.isEmpty && unknown.correctedFilters == nil)
+        let exact = try fixture.searcher.search(SearchRequest("editor", filters: [SearchFilter(field: "section", value: "Editors")],
+                                                              correctsSpelling: false))
+        #expect(exact.hits.isEmpty && exact.correctedFilters == nil, "without spelling correction, the value is exact")
     }
 
     @Test("ranges on number and date fields, either end open")

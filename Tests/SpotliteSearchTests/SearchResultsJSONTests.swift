@@ -41,6 +41,7 @@ struct SearchResultsJSONTests {
             parsedQuery: "Query((Zfoo@1 OR \"bar\"@2))", executedQuery: "Query(…)",
             addedTerms: [.init(term: "Zbaz", expansionWeight: 2.5, scale: 0.25)],
             hitTerms: [[.init(term: "Zfoo", frequency: 3, weight: 1.75)], []])
+        results.correctedFilters = [SearchFilter(field: "section", value: Self.awkward), SearchFilter(field: "tags", value: "a:b")]
         let written = try Self.parse(results)
         #expect(NSDictionary(dictionary: written).isEqual(to: try Self.reference(results)))
         let hits = try #require(written["hits"] as? [[String: Any]])
@@ -57,6 +58,7 @@ struct SearchResultsJSONTests {
         let results = SearchResults(query: "", total: 0, corrected: nil, suggestion: "x", hits: [], facets: [:], seconds: 0)
         let written = try Self.parse(results)
         #expect(written["corrected"] is NSNull)
+        #expect(written["corrected_filters"] == nil)
         #expect(written["explain"] == nil)
         #expect(NSDictionary(dictionary: written).isEqual(to: try Self.reference(results)))
     }

@@ -37,16 +37,39 @@ extension IndexSearcher {
                   let field = schema.fieldsByName[String(written[..<colon])], field.type == .keyword,
                   field.queryPrefix == field.name, let prefix = field.booleanPrefix else { continue }
             let value = written[written.index(after: colon)...]
-            guard !value.isEmpty, !value.hasSuffix("*"), try database.termFrequency(prefix + value) == 0 else { continue }
-            let lowered = value.lowercased()
-            let candidates = try database.terms(prefix: prefix, limit: Self.keywordValuesRead)
-                .filter { $0.key.dropFirst(prefix.count).lowercased() == lowered }
-            guard let best = candidates.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }) else { continue }
-            corrected += text[copied..<value.startIndex] + best.key.dropFirst(prefix.count)
+            guard let indexed = try Self.caseVariant(of: value, prefix: prefix, in: database) else { continue }
+            corrected += text[copied..<value.startIndex] + indexed
             copied = value.endIndex
             changed = true
         }
         return changed ? corrected + text[copied...] : nil
+    }
+
+    /// `filters` with each keyword value that no document has replaced by the value some documents have that
+    /// differs from it only in case (`--filter section:Utils` → `section:utils`); nil when there is none.
+    func filterCaseCorrection(of filters: [SearchFilter], in database: XapianDatabase) throws -> [SearchFilter]? {
+        var corrected = filters
+        var changed = false
+        for index in corrected.indices {
+            guard let field = schema.fieldsByName[corrected[index].field], field.type == .keyword,
+                  let prefix = field.booleanPrefix,
+                  let indexed = try Self.caseVariant(of: Substring(corrected[index].value), prefix: prefix, in: database)
+            else { continue }
+            corrected[index].value = indexed
+            changed = true
+        }
+        return changed ? corrected : nil
+    }
+
+    /// The value under `prefix` that differs from `value` only in case, the most frequent when several do, when no
+    /// document has `value` itself; nil otherwise (and for wildcards).
+    private static func caseVariant(of value: Substring, prefix: String, in database: XapianDatabase) throws -> String? {
+        guard !value.isEmpty, !value.hasSuffix("*"), try database.termFrequency(prefix + value) == 0 else { return nil }
+        let lowered = value.lowercased()
+        let candidates = try database.terms(prefix: prefix, limit: keywordValuesRead)
+            .filter { $0.key.dropFirst(prefix.count).lowercased() == lowered }
+        guard let best = candidates.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }) else { return nil }
+        return String(best.key.dropFirst(prefix.count))
     }
 
     /// How many values of a keyword field a case correction reads at most.

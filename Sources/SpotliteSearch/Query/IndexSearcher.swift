@@ -269,6 +269,26 @@ public final class IndexSearcher: Sendable {
         return isMatchAllText(text) ? try .matchAll() : try .matchNothing()
     }
 
+    /// The filter queries of a request: its entities (any of them), and its keyword filters (one field's values are
+    /// alternatives, different fields all apply).
+    private func filterQueries(entities: [String], filters: [SearchFilter]) throws -> [XapianQuery] {
+        var queries: [XapianQuery] = []
+        if !entities.isEmpty {
+            for entity in entities { _ = try schema.entity(named: entity) }
+            queries.append(try .or(entities.map { try .term(IndexSchema.entityTermPrefix + $0) }))
+        }
+        var byField: [String: [XapianQuery]] = [:]
+        for filter in filters {
+            let field = try schema.filterField(named: filter.field)
+            let term = (field.booleanPrefix ?? "") + filter.value
+            // `tags:role::*`: every value starting with `role::`, as in the query text (KeywordFieldProcessor).
+            byField[filter.field, default: []].append(
+                filter.value.hasSuffix("*") ? try .wildcard(String(term.dropLast()), limit: Self.wildcardLimit) : try .term(term))
+        }
+        for name in byField.keys.sorted() { queries.append(try .or(byField[name]!)) }
+        return queries
+    }
+
     /// The items of `text` (words, quoted phrases, bracketed groups) without their `-` when every one of them is
     /// excluded with `-`; nil otherwise. Xapian 1.4 reads such a query as its items without the signs: `-vim` found
     /// the records with vim, `-section:editors` the editors, `-"text editor"` records with either word.
@@ -340,20 +360,7 @@ public final class IndexSearcher: Sendable {
         if let problem = schema.prefixProblem(in: request.query) ?? schema.rangeProblem(in: request.query) {
             throw SearchError.invalidQuery(query: request.query, reason: problem)
         }
-        var filters: [XapianQuery] = []
-        if !request.entities.isEmpty {
-            for entity in request.entities { _ = try schema.entity(named: entity) }
-            filters.append(try .or(request.entities.map { try .term(IndexSchema.entityTermPrefix + $0) }))
-        }
-        var byField: [String: [XapianQuery]] = [:]
-        for filter in request.filters {
-            let field = try schema.filterField(named: filter.field)
-            let term = (field.booleanPrefix ?? "") + filter.value
-            // `tags:role::*`: every value starting with `role::`, as in the query text (KeywordFieldProcessor).
-            byField[filter.field, default: []].append(
-                filter.value.hasSuffix("*") ? try .wildcard(String(term.dropLast()), limit: Self.wildcardLimit) : try .term(term))
-        }
-        for name in byField.keys.sorted() { filters.append(try .or(byField[name]!)) }
+        var filters = try filterQueries(entities: request.entities, filters: request.filters)
         let sort: XapianSort
         switch request.sort {
         case .relevance: sort = .relevance
@@ -421,12 +428,23 @@ public final class IndexSearcher: Sendable {
                                                  in: open.database) {
             suggestion = cased
         }
-        if isEmpty(mset), let suggestion, !suggestion.isEmpty, suggestion != request.query {
-            var retried = try execute(suggestion, firstOperator)
-            if isEmpty(retried), request.defaultOperator == .andThenOr { retried = try execute(suggestion, .or) }
+        // Filter values are exact too: `--filter section:Utils` finds nothing where `section:utils` would.
+        var correctedFilters: [SearchFilter]?
+        if isEmpty(mset), request.correctsSpelling,
+           let cased = try filterCaseCorrection(of: request.filters, in: open.database) {
+            correctedFilters = cased
+            filters = try filterQueries(entities: request.entities, filters: cased)
+        }
+        let retryText = suggestion.flatMap { $0.isEmpty || $0 == request.query ? nil : $0 }
+            ?? (correctedFilters != nil ? request.query : nil)
+        if isEmpty(mset), let retryText {
+            var retried = try execute(retryText, firstOperator)
+            if isEmpty(retried), request.defaultOperator == .andThenOr { retried = try execute(retryText, .or) }
             if !isEmpty(retried) {
                 mset = retried
-                corrected = suggestion
+                corrected = retryText == request.query ? nil : retryText
+            } else {
+                correctedFilters = nil
             }
         }
         var facets: [String: [FacetCount]] = [:]
@@ -454,6 +472,7 @@ public final class IndexSearcher: Sendable {
         }
         var results = SearchResults(query: request.query, total: mset.estimatedTotal, corrected: corrected,
                                     suggestion: suggestion, hits: hits, facets: facets, seconds: 0)
+        results.correctedFilters = correctedFilters
         if request.explains {
             results.explanation = SearchExplanation(
                 parsedQuery: parsedDescription, executedQuery: try mset.queryDescription(),

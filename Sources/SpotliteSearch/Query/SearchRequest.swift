@@ -89,7 +89,7 @@ public struct SearchRequest: Sendable, Hashable {
 }
 
 /// A keyword filter: `field` must have `value`.
-public struct SearchFilter: Sendable, Hashable {
+public struct SearchFilter: Sendable, Hashable, CustomStringConvertible {
     /// A keyword field (or `entity`).
     public var field: String
     /// The exact value, or, ending in `*`, every value starting with what comes before it (`role::*`).
@@ -100,6 +100,9 @@ public struct SearchFilter: Sendable, Hashable {
         self.field = field
         self.value = value
     }
+
+    /// `FIELD:VALUE`, as ``init(parsing:)`` reads it.
+    public var description: String { field + ":" + value }
 
     /// Parses `FIELD:VALUE`.
     ///

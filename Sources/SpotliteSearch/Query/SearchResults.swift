@@ -8,6 +8,9 @@ public struct SearchResults: Sendable, Hashable {
     public var total: Int
     /// The spelling correction that produced these results, when the query as given found nothing.
     public var corrected: String?
+    /// The request's filters as corrected, when they found nothing and a keyword value in the wrong case replaced
+    /// by the value as indexed (`section:Utils` → `section:utils`) produced these results; nil otherwise.
+    public var correctedFilters: [SearchFilter]? = nil
     /// A spelling suggestion ("did you mean"), worked out when the query as given found nothing, whether or not
     /// the corrected query found something.
     public var suggestion: String?

@@ -241,6 +241,10 @@ struct SearchCommand: AsyncParsableCommand {
     static func render(_ results: SearchResults, headlines: [String: String], facetValues: Int, limit: Int,
                        offset: Int) -> String {
         var lines: [String] = []
+        if let filters = results.correctedFilters {
+            let values = filters.map(\.description).joined(separator: " ")
+            lines.append("No results with the filters as written (values are case-sensitive); showing results with \(Terminal.strong(values)).")
+        }
         if let corrected = results.corrected {
             lines.append("No results for \"\(results.query)\"; showing results for \(Terminal.strong(corrected)).")
         } else if results.hits.isEmpty, let suggestion = results.suggestion, !suggestion.isEmpty, suggestion != results.query {
