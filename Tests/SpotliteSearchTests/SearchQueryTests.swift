@@ -196,6 +196,7 @@ struct SearchQueryTests {
                                   ("-(vim OR gimp)", ["vim", "gimp"]), ("-name:vi*", ["vim"])] {
             #expect(try fixture.keySet(query) == every.subtracting(excluded), "\(query)")
         }
+        #expect(try fixture.keySet("--level") == ["vim"] && (try fixture.keySet("level")) == ["vim"], "an option's name is a word, not an exclusion")
         // Beside a word that is not excluded, Xapian's reading stands: editors, but not vim.
         #expect(try fixture.keySet("editor -vim") == (try fixture.keySet("editor")).subtracting(["vim"]))
         #expect(try fixture.keys(SearchRequest("-vim", entities: ["Package"], filters: [SearchFilter(field: "section", value: "editors")])) == ["nano"])

@@ -290,7 +290,7 @@ public final class IndexSearcher: Sendable {
     }
 
     /// The items of `text` (words, quoted phrases, bracketed groups) without their `-` when every one of them is
-    /// excluded with `-`; nil otherwise. Xapian 1.4 reads such a query as its items without the signs: `-vim` found
+    /// excluded with one `-`; nil otherwise. Xapian 1.4 reads such a query as its items without the signs: `-vim` found
     /// the records with vim, `-section:editors` the editors, `-"text editor"` records with either word.
     static func excludedItems(of text: String) -> [Substring]? {
         var items: [Substring] = []
@@ -317,7 +317,8 @@ public final class IndexSearcher: Sendable {
                 index = text.index(after: index)
             }
             let item = text[start..<index]
-            guard item.first == "-", item.count > 1 else { return nil }
+            // `--verbose` is an option's name, which Xapian searches as the word.
+            guard item.first == "-", item.count > 1, item.dropFirst().first != "-" else { return nil }
             items.append(item.dropFirst())
         }
         return items.isEmpty ? nil : items
