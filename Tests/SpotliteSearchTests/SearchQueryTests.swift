@@ -200,6 +200,14 @@ struct SearchQueryTests {
         // Beside a word that is not excluded, Xapian's reading stands: editors, but not vim.
         #expect(try fixture.keySet("editor -vim") == (try fixture.keySet("editor")).subtracting(["vim"]))
         #expect(try fixture.keys(SearchRequest("-vim", entities: ["Package"], filters: [SearchFilter(field: "section", value: "editors")])) == ["nano"])
+        // Brackets holding only excluded words: Xapian parsed the text again as plain words ("and", vim, nano).
+        for query in ["editor AND (-vim -nano)", "editor (-vim)", "-(-vim)", "vim NEAR"] {
+            fixture.expectInvalidQuery(query, reasonStartingWith: "Xapian cannot read its operators and signs as written")
+        }
+        #expect(try fixture.keySet("editor AND NOT (vim OR nano)") == (try fixture.keySet("editor")).subtracting(["vim", "nano"]))
+        for query in ["+vim", "e-mail", "\"vim AND nano\"", "vim NEAR/3 editor"] {
+            #expect(throws: Never.self, "\(query)") { _ = try fixture.searcher.search(SearchRequest(query)) }
+        }
     }
 
     @Test("a field that queries cannot name (text without a prefix, stored) is an error saying what to write instead")

@@ -249,16 +249,56 @@ public final class IndexSearcher: Sendable {
     private func parse(_ text: String, with parser: XapianQueryParser, spelling: Bool = false) throws -> XapianQuery {
         do {
             if let excluded = Self.excludedItems(of: text) {
-                let items = try excluded.map { try Self.queryOrMatchAll(parser.parse(String($0), flags: Self.flags), text: String($0)) }
+                let items = try excluded.map {
+                    try Self.queryOrMatchAll(Self.parseAsWritten(String($0), with: parser, flags: Self.flags, query: text),
+                                             text: String($0))
+                }
                 return try .andNot(.matchAll(), excluding: items)
             }
-            let query = try parser.parse(text, flags: spelling ? Self.flags.union(.spellingCorrection) : Self.flags)
+            let query = try Self.parseAsWritten(text, with: parser,
+                                                flags: spelling ? Self.flags.union(.spellingCorrection) : Self.flags,
+                                                query: text)
             return try Self.queryOrMatchAll(query, text: text)
         } catch let error as XapianError {
             // Xapian says only that no range processor took a range: name the field and the bound.
             let explained = error.message.contains("Unknown range operation") ? schema.rangeFailure(in: text) : nil
             throw SearchError.invalidQuery(query: text, reason: explained ?? error.message)
         }
+    }
+
+    /// `text` parsed with `flags`, or an error when Xapian could not read its operators or signs. On a syntax error
+    /// its grammar has no message for (brackets holding only excluded words, `editor AND (-vim -emacs)`; an operator
+    /// at the end, `vim NEAR`), Xapian parses the text again as plain words: that query searched "and", "vim" and
+    /// "emacs" for any of them. Such a parse equals the plain one though the text has operators or signs.
+    /// - Parameter query: the whole query, as the error names it.
+    private static func parseAsWritten(_ text: String, with parser: XapianQueryParser, flags: XapianQueryParser.Flags,
+                                       query: String) throws -> XapianQuery {
+        guard hasOperatorsOrExclusions(text) else { return try parser.parse(text, flags: flags) }
+        // Plain first: the parse with `flags` leaves the spelling correction for the caller to read. Text that fails
+        // as plain words (a signed range, which only the full syntax reads) was not parsed again as them.
+        let plain = try? parser.parse(text, flags: [.cjkNgram])
+        let parsed = try parser.parse(text, flags: flags)
+        guard parsed.description != plain?.description else {
+            throw SearchError.invalidQuery(query: query, reason: "Xapian cannot read its operators and signs as written and would search them as words (brackets holding only excluded words, such as (-vim -emacs), or an operator without words on both sides); check the brackets and operators, and write a group that excludes as NOT (vim OR emacs)")
+        }
+        return parsed
+    }
+
+    /// Whether `text` has, outside double quotes, an operator (`AND`, `OR`, `NOT`, `XOR`, `NEAR`, `ADJ`, as Xapian
+    /// reads them: in capitals) or a word excluded with `-`.
+    static func hasOperatorsOrExclusions(_ text: String) -> Bool {
+        guard text.contains("-") || text.contains(where: \.isUppercase) else { return false }
+        let operators: Set<Substring> = ["AND", "OR", "NOT", "XOR", "NEAR", "ADJ"]
+        var inQuotes = false
+        for word in text.split(whereSeparator: \.isWhitespace) {
+            let quotes = word.count(where: { $0 == "\"" })
+            defer { if quotes % 2 == 1 { inQuotes.toggle() } }
+            guard !inQuotes else { continue }
+            let bare = word.drop(while: { $0 == "(" })
+            if operators.contains(bare.prefix { $0 != "/" }) { return true }
+            if bare.first == "-", let next = bare.dropFirst().first, next != "-", !next.isWhitespace { return true }
+        }
+        return false
     }
 
     /// What an empty parse means. Blank text (or a lone `*`) asks for every document, typically with filters.
