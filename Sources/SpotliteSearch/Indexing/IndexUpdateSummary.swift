@@ -38,10 +38,19 @@ public struct IndexUpdateSummary: Sendable, Hashable, Codable {
 
     /// Counts `found` (from one document) and keeps the first few described.
     mutating func noteUnreadable(_ found: [String]) {
-        guard !found.isEmpty else { return }
-        unreadableValues += found.count
+        noteUnreadable(count: found.count, examples: found)
+    }
+
+    /// Adds the unreadable values `other` counted (a commit's, a rebuild's), keeping the first few described.
+    mutating func noteUnreadable(of other: IndexUpdateSummary) {
+        noteUnreadable(count: other.unreadableValues, examples: other.unreadableExamples)
+    }
+
+    private mutating func noteUnreadable(count: Int, examples: [String]) {
+        guard count > 0 else { return }
+        unreadableValues += count
         let room = Self.unreadableExampleLimit - unreadableExamples.count
-        if room > 0 { unreadableExamples += found.prefix(room) }
+        if room > 0 { unreadableExamples += examples.prefix(room) }
     }
 
     /// The summary in the JSON form `spotlite index update --json` prints.

@@ -239,9 +239,7 @@ extension SpotliteIndexer {
         summary.deleted += commit.deleted
         summary.transactions += commit.tally.transactions
         summary.changes += commit.tally.changes
-        summary.unreadableValues += commit.unreadable.unreadableValues
-        let room = IndexUpdateSummary.unreadableExampleLimit - summary.unreadableExamples.count
-        if room > 0 { summary.unreadableExamples += commit.unreadable.unreadableExamples.prefix(room) }
+        summary.noteUnreadable(of: commit.unreadable)
         summary.token = token
         postCommit(token: token, summary: summary)
     }

@@ -307,9 +307,7 @@ extension SpotliteIndexer {
         summary.rebuilt = true
         summary.reason = reason
         summary.indexed += indexed
-        summary.unreadableValues += unreadable.unreadableValues
-        summary.unreadableExamples = Array((summary.unreadableExamples + unreadable.unreadableExamples)
-            .prefix(IndexUpdateSummary.unreadableExampleLimit))
+        summary.noteUnreadable(of: unreadable)
         summary.token = token
         postCommit(token: token, summary: summary)
     }
