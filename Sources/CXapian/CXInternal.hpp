@@ -133,8 +133,6 @@ struct cx_mset {
 
 namespace cx {
 
-/// Whether `term` is a word indexed without a prefix: TermGenerator lower-cases words, and every prefix (Xapian's
-/// conventions and the indexer's) starts with an ASCII capital.
 /// The documents indexed by any term starting with `stem` (its terms OR-ed): `field:val*` in a query, and a keyword
 /// filter ending in `*`. More than `max_expansion` such terms (0: no limit) fail the search with a WildcardError.
 inline Xapian::Query prefix_wildcard(const std::string &stem, Xapian::termcount max_expansion) {
@@ -142,6 +140,8 @@ inline Xapian::Query prefix_wildcard(const std::string &stem, Xapian::termcount 
                          Xapian::Query::OP_OR);
 }
 
+/// Whether `term` is a word indexed without a prefix: TermGenerator lower-cases words, and every prefix (Xapian's
+/// conventions and the indexer's) starts with an ASCII capital.
 inline bool is_unprefixed_word(const std::string &term) {
     return !term.empty() && !(term[0] >= 'A' && term[0] <= 'Z');
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SpotliteStore
 
 /// Turns a record's attribute set into a Xapian document, following the ``IndexSchema``.
 ///
@@ -118,11 +119,10 @@ final class DocumentBuilder {
                 let value = trimmed(Substring(string))
                 if !value.isEmpty { values.append(value) }
             } else if let number = element as? NSNumber {
-                // Foundation bridges booleans and numbers alike; the type code tells them apart (`true` is not 1).
-                switch String(cString: number.objCType) {
-                case "c", "B": return nil
-                case "d", "f": values.append(String(number.doubleValue))
-                default: values.append(String(number.int64Value))
+                switch JSONNumberKind(number) {
+                case .boolean: return nil
+                case .real: values.append(String(number.doubleValue))
+                case .integer: values.append(String(number.int64Value))
                 }
             } else {
                 return nil

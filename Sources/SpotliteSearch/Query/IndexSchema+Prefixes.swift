@@ -6,11 +6,7 @@ extension IndexSchema {
     /// as written, or names neither a prefix nor a field whatever its case (`std::string`, `http://…`).
     func prefixProblem(in query: String) -> String? {
         guard query.contains(":") else { return nil }
-        var inQuotes = false
-        for word in query.split(whereSeparator: \.isWhitespace) {
-            let quotes = word.count(where: { $0 == "\"" })
-            defer { if quotes % 2 == 1 { inQuotes.toggle() } }
-            guard !inQuotes else { continue }
+        for word in Self.wordsOutsidePhrases(in: query) {
             let text = word.drop(while: { "+-(".contains($0) })
             guard let colon = text.firstIndex(of: ":"), colon > text.startIndex,
                   text.index(after: colon) < text.endIndex else { continue }

@@ -35,15 +35,21 @@ extension IndexSchema {
     /// The words of `query` outside double quotes (a word holding a quote is passed over), without the `+`, `-` and
     /// brackets around them, as slices of `query`.
     static func unquotedWords(in query: String) -> [Substring] {
+        wordsOutsidePhrases(in: query).filter { !$0.contains("\"") }.map { word in
+            var text = word.drop(while: { "+-(".contains($0) })
+            while text.last == ")" { text.removeLast() }
+            return text
+        }
+    }
+
+    /// The whitespace-separated words of `query` that are not inside a phrase an earlier word opened (the word
+    /// opening one is included), as slices of `query`.
+    static func wordsOutsidePhrases(in query: String) -> [Substring] {
         var words: [Substring] = []
         var inQuotes = false
         for word in query.split(whereSeparator: \.isWhitespace) {
-            let quotes = word.count(where: { $0 == "\"" })
-            defer { if quotes % 2 == 1 { inQuotes.toggle() } }
-            guard !inQuotes, quotes == 0 else { continue }
-            var text = word.drop(while: { "+-(".contains($0) })
-            while text.last == ")" { text.removeLast() }
-            words.append(text)
+            if !inQuotes { words.append(word) }
+            if word.count(where: { $0 == "\"" }) % 2 == 1 { inQuotes.toggle() }
         }
         return words
     }

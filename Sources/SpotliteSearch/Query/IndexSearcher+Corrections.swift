@@ -13,8 +13,8 @@ extension IndexSearcher {
         var kept = ""
         var copied = corrected.startIndex
         var changed = false
+        let isWordCharacter = { (character: Character) in character.isLetter || character.isNumber }
         for (word, correction) in zip(written, offered) where word != correction {
-            let isWordCharacter = { (character: Character) in character.isLetter || character.isNumber }
             if let first = word.firstIndex(where: isWordCharacter), let last = word.lastIndex(where: isWordCharacter),
                try database.termFrequency(word[first...last].lowercased()) > 0 {
                 kept += corrected[copied..<correction.startIndex] + word

@@ -246,18 +246,21 @@ public final class IndexSearcher: Sendable {
 
     /// Parses `text`; with `spelling`, the parser also works out a corrected query string, which costs more than
     /// the search itself (every word is looked up in the spelling table), so only queries that found nothing ask.
-    private func parse(_ text: String, with parser: XapianQueryParser, spelling: Bool = false) throws -> XapianQuery {
+    /// `checked: false` skips the check for Xapian's plain-word fallback, for text a checked parse already read.
+    private func parse(_ text: String, with parser: XapianQueryParser, spelling: Bool = false,
+                       checked: Bool = true) throws -> XapianQuery {
         do {
             if let excluded = Self.excludedItems(of: text) {
                 let items = try excluded.map {
-                    try Self.queryOrMatchAll(Self.parseAsWritten(String($0), with: parser, flags: Self.flags, query: text),
+                    try Self.queryOrMatchAll(Self.parseAsWritten(String($0), with: parser, flags: Self.flags, query: text,
+                                                                 checked: checked),
                                              text: String($0))
                 }
                 return try .andNot(.matchAll(), excluding: items)
             }
             let query = try Self.parseAsWritten(text, with: parser,
                                                 flags: spelling ? Self.flags.union(.spellingCorrection) : Self.flags,
-                                                query: text)
+                                                query: text, checked: checked)
             return try Self.queryOrMatchAll(query, text: text)
         } catch let error as XapianError {
             // Xapian says only that no range processor took a range: name the field and the bound.
@@ -272,8 +275,8 @@ public final class IndexSearcher: Sendable {
     /// "emacs" for any of them. Such a parse equals the plain one though the text has operators or signs.
     /// - Parameter query: the whole query, as the error names it.
     private static func parseAsWritten(_ text: String, with parser: XapianQueryParser, flags: XapianQueryParser.Flags,
-                                       query: String) throws -> XapianQuery {
-        guard hasOperatorsOrExclusions(text) else { return try parser.parse(text, flags: flags) }
+                                       query: String, checked: Bool) throws -> XapianQuery {
+        guard checked, hasOperatorsOrExclusions(text) else { return try parser.parse(text, flags: flags) }
         // Plain first: the parse with `flags` leaves the spelling correction for the caller to read. Text that fails
         // as plain words (a signed range, which only the full syntax reads) was not parsed again as them.
         let plain = try? parser.parse(text, flags: [.cjkNgram])
@@ -289,11 +292,7 @@ public final class IndexSearcher: Sendable {
     static func hasOperatorsOrExclusions(_ text: String) -> Bool {
         guard text.contains("-") || text.contains(where: \.isUppercase) else { return false }
         let operators: Set<Substring> = ["AND", "OR", "NOT", "XOR", "NEAR", "ADJ"]
-        var inQuotes = false
-        for word in text.split(whereSeparator: \.isWhitespace) {
-            let quotes = word.count(where: { $0 == "\"" })
-            defer { if quotes % 2 == 1 { inQuotes.toggle() } }
-            guard !inQuotes else { continue }
+        for word in IndexSchema.wordsOutsidePhrases(in: text) {
             let bare = word.drop(while: { $0 == "(" })
             if operators.contains(bare.prefix { $0 != "/" }) { return true }
             if bare.first == "-", let next = bare.dropFirst().first, next != "-", !next.isWhitespace { return true }
@@ -490,8 +489,7 @@ public final class IndexSearcher: Sendable {
         }
         var facets: [String: [FacetCount]] = [:]
         for field in facetFields {
-            // Any keyword may hold several values (a JSON array), joined in its slot.
-            let counts = Self.facetCounts(mset.facets[field.slot!] ?? [:], multiValued: true)
+            let counts = Self.facetCounts(mset.facets[field.slot!] ?? [:])
             facets[field.name] = counts.map { FacetCount(value: $0.key, count: $0.value) }
                 .sorted { $0.count != $1.count ? $0.count > $1.count : $0.value < $1.value }
         }
@@ -547,7 +545,8 @@ public final class IndexSearcher: Sendable {
     private func parseWords(_ text: String, with parser: XapianQueryParser) throws -> XapianQuery {
         try parser.setStemmingStrategy(.none)
         defer { try? parser.setStemmingStrategy(Self.parserStemming(ranking.stemming)) }
-        return try parse(text, with: parser)
+        // Only after `text` was parsed, checked, with stemming: without it the operators read the same.
+        return try parse(text, with: parser, checked: false)
     }
 
     static func parserStemming(_ stemming: RankingOptions.Stemming) -> XapianQueryParser.StemmingStrategy {
@@ -587,11 +586,10 @@ public final class IndexSearcher: Sendable {
         }
     }
 
-    /// Counts per value from counts per slot value. A multi-valued keyword's slot holds the document's distinct
-    /// values joined together, so each document counts once for each of its values: exact counts, at the price of
-    /// reading one entry per distinct combination of values.
-    static func facetCounts(_ slotCounts: [String: Int], multiValued: Bool) -> [String: Int] {
-        guard multiValued else { return slotCounts }
+    /// Counts per value from counts per slot value. The slot of a keyword with several values (a `separator`, or a
+    /// JSON array) holds the document's distinct values joined together, so each document counts once for each of
+    /// its values: exact counts, at the price of reading one entry per distinct combination of values.
+    static func facetCounts(_ slotCounts: [String: Int]) -> [String: Int] {
         var counts: [String: Int] = [:]
         for (joined, count) in slotCounts {
             for value in joined.split(separator: DocumentBuilder.facetValueSeparator) {

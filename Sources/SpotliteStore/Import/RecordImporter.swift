@@ -262,20 +262,6 @@ public struct RecordImporter: Sendable {
     }
 }
 
-/// What a number from JSONSerialization was in the JSON text: Foundation bridges booleans, integers and reals to
-/// NSNumber alike, and only the Objective-C type code tells them apart (`true` is not `1`).
-private enum JSONNumberKind {
-    case boolean, integer, real
-
-    init(_ number: NSNumber) {
-        switch String(cString: number.objCType) {
-        case "c", "B": self = .boolean
-        case "d", "f": self = .real
-        default: self = .integer
-        }
-    }
-}
-
 /// Errors of an import. Each names the line and what to fix.
 public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// The entity is not in the store's model; `known` lists those that are.

@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteStore
 
 /// Guesses an entity's fields from the first records of a JSON Lines file: which column is the key, and for each
 /// column whether it is full text, a keyword (with facets), a number, a date or only stored.
@@ -70,12 +71,12 @@ struct FieldInference {
                 columns[index].strings.append(text)
                 keyValues[name, default: []].insert("s:" + text)
             case let number as NSNumber:
-                switch JSONNumber.kind(number) {
+                switch JSONNumberKind(number) {
                 case .boolean: columns[index].booleans += 1
                 case .integer:
                     columns[index].integers += 1
                     keyValues[name, default: []].insert("i:\(number.int64Value)")
-                case .decimal: columns[index].decimals += 1
+                case .real: columns[index].decimals += 1
                 }
             case let array as [Any]:
                 if let elements = Self.scalarElements(array) {
@@ -237,7 +238,7 @@ struct FieldInference {
         for element in array {
             if let text = element as? String {
                 elements.append(text)
-            } else if let number = element as? NSNumber, JSONNumber.kind(number) != .boolean {
+            } else if let number = element as? NSNumber, JSONNumberKind(number) != .boolean {
                 elements.append(number.stringValue)
             } else {
                 return nil
@@ -259,18 +260,5 @@ struct FieldInference {
 
     private static func average(_ values: [Int]) -> Double {
         values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count)
-    }
-}
-
-/// What kind of number JSONSerialization produced (it gives booleans as NSNumber too), as the importer reads it.
-enum JSONNumber {
-    enum Kind { case boolean, integer, decimal }
-
-    static func kind(_ number: NSNumber) -> Kind {
-        switch String(cString: number.objCType) {
-        case "c", "B": .boolean
-        case "d", "f": .decimal
-        default: .integer
-        }
     }
 }
