@@ -291,7 +291,8 @@ final class RunningChild {
     /// Opened by Foundation when the child has exited.
     private let exited = Latch()
 
-    init(_ executable: String, _ arguments: [String]) throws {
+    /// Starts `executable`; `environment` adds to (or replaces entries of) this process's environment.
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-child-\(UUID().uuidString)")
         outputFile = base.appendingPathExtension("out")
         errorFile = base.appendingPathExtension("err")
@@ -299,6 +300,9 @@ final class RunningChild {
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)
         process.standardInput = FileHandle.nullDevice

@@ -21,11 +21,29 @@ struct RecordDocument: Sendable {
 /// resume point is the consumer's own; a resynchronisation is a rebuild into a new generation switched in
 /// atomically (`rebuildGeneration(reason:into:)`). The Xapian work runs on the indexer's
 /// executor; the store reads run on the driver's.
+///
+/// The indexer owns the driver, which owns this consumer: the consumer holds the indexer weakly, so an app that
+/// releases a live indexer without `stop()` releases it at once (its shards close, then its writer lock goes).
+/// A round in progress then ends at its next step with `CancellationError`, which the driver takes as a stop
+/// (no retry, nothing saved past what the shards committed), and the driver goes with its loop.
 struct IndexHistoryConsumer: HistoryConsumer {
-    unowned let indexer: SpotliteIndexer
+    private weak let owner: SpotliteIndexer?
     let reader: IndexRecordReader
+    let consumerName: String
 
-    var consumerName: String { indexer.consumerName }
+    init(indexer: SpotliteIndexer, reader: IndexRecordReader) {
+        owner = indexer
+        self.reader = reader
+        consumerName = indexer.consumerName
+    }
+
+    /// The indexer, while someone holds it; `CancellationError` once it is gone, which ends the round.
+    private var indexer: SpotliteIndexer {
+        get throws {
+            guard let owner else { throw CancellationError() }
+            return owner
+        }
+    }
 
     /// Changes of indexed entities, except updates of columns no field reads (unless a document provider decides
     /// documents: it may read anything).
@@ -56,7 +74,8 @@ struct IndexHistoryConsumer: HistoryConsumer {
     }
 
     func resynchronizationReason(resumingAfter cursor: HistoryCursor) async throws -> String? {
-        await indexer.pendingRebuildReason
+        let indexer = try self.indexer
+        return await indexer.pendingRebuildReason
     }
 
     func resynchronize(because reason: HistoryResynchronizationReason, from store: SpotliteStore) async throws
@@ -78,6 +97,6 @@ struct IndexHistoryConsumer: HistoryConsumer {
     }
 
     func roundDidEnd(number: Int, result: Result<HistoryConsumerRound, any Error>) async {
-        await indexer.endRound(result)
+        await owner?.endRound(result)
     }
 }

@@ -125,6 +125,14 @@ public actor SpotliteIndexer {
         self.logger = logger ?? Logger(label: "spotlite.indexer")
     }
 
+    /// Released without ``stop()``, maybe between two steps of a live round (the driver's round then ends at its
+    /// next step): the round's shards close first, waiting for their queued work, so that the writer lock,
+    /// released after this, frees an index the next indexer can open at once. On the indexer's executor, like
+    /// every other use of the shards.
+    isolated deinit {
+        if let round = historyRound { try? round.writer.close() }
+    }
+
     /// Reports rebuild progress (records done out of the total) to `handler`, on the indexer's executor.
     public func setProgressHandler(_ handler: (@Sendable (IndexProgress) -> Void)?) {
         progressHandler = handler

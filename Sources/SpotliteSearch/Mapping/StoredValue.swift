@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// A stored field's value as returned with a hit: text or a number.
-public enum StoredValue: Sendable, Hashable, CustomStringConvertible, Codable {
+public enum StoredValue: Sendable, Hashable, CustomStringConvertible, Codable, DatabaseValueConvertible {
     /// Text.
     case text(String)
     /// A whole number.
@@ -22,13 +22,32 @@ public enum StoredValue: Sendable, Hashable, CustomStringConvertible, Codable {
         }
     }
 
-    /// The value as SQLite stores it.
-    var databaseValue: DatabaseValue {
+    /// The value as SQLite stores it: a hit's key turned back into the key of its record in the store.
+    ///
+    /// ```swift
+    /// for hit in results.hits {
+    ///     let row = try store.read { db in
+    ///         try Row.fetchOne(db, sql: "SELECT * FROM Package WHERE name = ?", arguments: [hit.key])
+    ///     }
+    ///     let record = RecordID(entity: hit.entity, key: hit.key.databaseValue)
+    /// }
+    /// ```
+    ///
+    /// A key stored as a blob (which only a program writing one into the key column makes) is reported as its SQL
+    /// literal text `x'…'`, so as not to pass for the text key with the same bytes; its `databaseValue` is that
+    /// text, not the blob.
+    public var databaseValue: DatabaseValue {
         switch self {
         case .text(let text): text.databaseValue
         case .integer(let number): number.databaseValue
         case .real(let number): number.databaseValue
         }
+    }
+
+    /// The value of a column as SQLite stored it: text, an integer or a real; nil for null, and for a blob that is
+    /// not UTF-8 text (a blob of UTF-8 text reads as that text).
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> StoredValue? {
+        StoredValue(value)
     }
 
     /// The value as text: numbers as written, text as is, null as `null`.

@@ -7,6 +7,12 @@ public struct HistoryBatch<Document: Sendable>: Sendable {
         public var record: RecordID
         /// Its document now.
         public var document: Document
+
+        /// `record`'s current `document`.
+        public init(record: RecordID, document: Document) {
+            self.record = record
+            self.document = document
+        }
     }
 
     /// How the batch came to be.
@@ -41,4 +47,23 @@ public struct HistoryBatch<Document: Sendable>: Sendable {
     /// A consumer with its own resume point also gets batches without records when the filter left out
     /// everything read, so that its checkpoint keeps up with the store.
     public var cursor: HistoryCursor?
+
+    /// A batch as the driver makes one, for testing a consumer's ``HistoryConsumer/apply(_:)`` without a store:
+    /// a history batch by default, or with `kind` ``Kind/snapshot`` the rows of a snapshot.
+    ///
+    /// ```swift
+    /// let vim = RecordID(entity: "Package", key: "vim".databaseValue)
+    /// try await consumer.apply(HistoryBatch(upserts: [.init(record: vim, document: "editor")]))
+    /// ```
+    public init(kind: Kind = .history, isFirstOfSnapshot: Bool = false, transactions: [HistoryTransaction] = [],
+                upserts: [Upsert] = [], deletions: [RecordID] = [], position: HistoryToken? = nil,
+                cursor: HistoryCursor? = nil) {
+        self.kind = kind
+        self.isFirstOfSnapshot = isFirstOfSnapshot
+        self.transactions = transactions
+        self.upserts = upserts
+        self.deletions = deletions
+        self.position = position
+        self.cursor = cursor
+    }
 }

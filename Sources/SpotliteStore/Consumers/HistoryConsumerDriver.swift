@@ -112,7 +112,12 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
 
     /// Starts live mode: processes what is pending now, then after every commit, by any handle or process,
     /// once ``coalescingDelay`` has passed. A failed round is retried after ``retryDelay``, doubling up to 5
-    /// seconds, until it succeeds (``lastError`` tells what failed). Calling it again while running does nothing.
+    /// seconds, until it succeeds (``lastError`` tells what failed); a round the consumer stopped by throwing
+    /// `CancellationError` is not retried (the next commit starts the next round). Calling it again while running
+    /// does nothing.
+    ///
+    /// Live mode holds the driver only while a round runs: a driver released without ``stop()`` finishes the
+    /// round in progress (position included), then its loop ends.
     public func start() {
         guard liveTask == nil else { return }
         // Subscribed before the first round, so a commit made meanwhile is not missed.
@@ -155,6 +160,10 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
         while liveTask != nil, !Task.isCancelled {
             do {
                 _ = try await processPending()
+                return
+            } catch is CancellationError {
+                // The consumer stopped the round (its owner is stopping or gone): retrying would only stop again.
+                // The next change notification starts the next round.
                 return
             } catch {
                 // processPending logged it and sent the event.

@@ -35,4 +35,16 @@ public struct HistoryChangePage: Sendable, Hashable {
     public var position: HistoryToken?
     /// How many transactions between the cursor and ``position`` the request's filters left out.
     public var passedOver: Int
+
+    /// A page as ``SpotliteStore/fetchHistory(after:matching:maximumChanges:)`` returns one, for testing code that
+    /// reads pages without a store.
+    public init(transactions: [HistoryTransaction], lastTransactionIsPartial: Bool = false, isComplete: Bool,
+                next: HistoryCursor, position: HistoryToken?, passedOver: Int = 0) {
+        self.transactions = transactions
+        self.lastTransactionIsPartial = lastTransactionIsPartial
+        self.isComplete = isComplete
+        self.next = next
+        self.position = position
+        self.passedOver = passedOver
+    }
 }

@@ -49,8 +49,10 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
         if configuration.autoStart { start() }
     }
 
+    /// Released without ``stop()``: no round starts any more; one already delivering ends on its own, position
+    /// included (it holds the engine, not the tracker).
     deinit {
-        stop()
+        endLoop()?.cancel()
         broadcaster.finish()
     }
 
@@ -62,7 +64,7 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
         engine.finishedRounds.withLock { $0[trigger] ?? 0 }
     }
 
-    /// Returns once every round queued so far has ended (for tests: after ``stop()``, nothing is left running).
+    /// Returns once every round queued so far has ended.
     func waitForQueuedRounds() async {
         await engine.waitForQueuedRounds()
     }
@@ -92,14 +94,31 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
         }
     }
 
-    /// Stops reacting to change notifications; the saved position stays, and ``start()`` resumes from it.
-    /// A round already delivering completes, position included. Does nothing when already stopped.
+    /// Stops reacting to change notifications, and returns once the last round has ended: a round already
+    /// delivering completes and saves its position first (so the position read after this is final until the
+    /// next ``start()``, ``processPendingHistory()`` or another process's tracker moves it). ``start()`` resumes
+    /// from it. Returns at once when already stopped and no round runs.
+    public func stop() async {
+        let task = endLoop()
+        task?.cancel()
+        await task?.value
+        // A round asked for with processPendingHistory() may run too: its position is saved when it ends.
+        await engine.waitForQueuedRounds()
+    }
+
+    /// Stops reacting to change notifications without waiting for a round in progress (it completes, position
+    /// included, after this returns).
+    @available(*, deprecated, message: "use `await stop()`, which returns once the last round has saved its position")
     public func stop() {
-        let task = loop.withLock { task in
+        endLoop()?.cancel()
+    }
+
+    /// Takes the live loop away (so no new round starts from a notification) and returns it, still running.
+    private func endLoop() -> Task<Void, Never>? {
+        loop.withLock { task in
             defer { task = nil }
             return task
         }
-        task?.cancel()
     }
 
     /// Delivers what is pending now, whether or not the tracker is running, and returns what the round did.
