@@ -44,23 +44,39 @@ extension DatabaseValue {
         }
     }
 
-    /// The value as a number, or nil when it is none.
+    /// The value as a number, or nil when it is none. Only finite numbers are: NaN and the infinities (`"NaN"`,
+    /// `"-inf"`, `"1e999"`, `"Infinity"`, a REAL `Inf` written by the sqlite3 shell) would sort and match ranges as
+    /// no real value does (NaN serialises like 0), so they are unreadable values, reported like `"cheap"`.
     var indexNumber: Double? {
+        let number: Double?
         switch storage {
-        case .int64(let value): return Double(value)
-        case .double(let value): return value
-        case .string(let text): return Double(text.trimmingCharacters(in: .whitespaces))
-        default: return nil
+        case .int64(let value): number = Double(value)
+        case .double(let value): number = value
+        case .string(let text): number = Double(text.trimmingCharacters(in: .whitespaces))
+        default: number = nil
         }
+        return number.flatMap { $0.isFinite ? $0 : nil }
     }
 
-    /// The value as Unix seconds: numbers are seconds, text is an ISO-8601 date or date-time.
+    /// The value as Unix seconds: numbers are seconds, text is an ISO-8601 date or date-time; nil when it is not
+    /// a finite number of seconds (as for ``indexNumber``).
     var indexDate: Double? {
+        let seconds: Double?
         switch storage {
-        case .int64(let value): return Double(value)
-        case .double(let value): return value
-        case .string(let text): return ISODateParser.seconds(from: text)
-        default: return nil
+        case .int64(let value): seconds = Double(value)
+        case .double(let value): seconds = value
+        case .string(let text): seconds = ISODateParser.seconds(from: text)
+        default: seconds = nil
+        }
+        return seconds.flatMap { $0.isFinite ? $0 : nil }
+    }
+
+    /// Whether the value is a number, or text reading as one, that is not finite (NaN, an infinity).
+    var isNonFiniteNumber: Bool {
+        switch storage {
+        case .double(let value): return !value.isFinite
+        case .string(let text): return Double(text.trimmingCharacters(in: .whitespaces)).map { !$0.isFinite } ?? false
+        default: return false
         }
     }
 }

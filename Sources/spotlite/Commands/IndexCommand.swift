@@ -87,7 +87,9 @@ struct IndexCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Keep the index up to date until SIGINT or SIGTERM, reacting to writes from any process.",
             discussion: """
-            Logs one line per applied batch on stderr (one JSON line per batch on stdout with --json). On SIGINT or \
+            Logs one line per applied batch on stderr (one JSON line per batch on stdout with --json). When updates \
+            start failing (a shard unavailable, a full disk) it says so in one line on stderr, and in one more when \
+            they succeed again, the index caught up; it retries meanwhile, with a growing delay up to 5 s. On SIGINT or \
             SIGTERM it finishes the batch in progress and exits 0.
 
             EXAMPLES
@@ -122,11 +124,33 @@ struct IndexCommand: AsyncParsableCommand {
                     }
                 }
             }
+            let health = Task { await IndexCommand.reportFailures(of: indexer) }
             await stop.wait()
             await indexer.stop()
             printer.cancel()
+            health.cancel()
             if let error = await indexer.lastError { Terminal.log("last error: \(error)") }
             if !json { Terminal.log("Stopped.") }
+        }
+    }
+
+    /// How often `index watch` looks whether updates fail (a shard down, a full disk) or succeed again.
+    static let failureCheckInterval: Duration = .milliseconds(250)
+
+    /// Prints one line on stderr when the indexer's live updates start failing and one when they succeed again,
+    /// whatever `--progress` says: the index lags the store in between, and a watcher that keeps silent hides it.
+    static func reportFailures(of indexer: SpotliteIndexer) async {
+        var failingSince: Date?
+        while !Task.isCancelled {
+            let error = await indexer.lastError
+            if let error, failingSince == nil {
+                failingSince = Date()
+                Terminal.printError("warning: \(ISO8601.string(from: Date())) the index cannot be updated: \(error); retrying until it can (searches answer from the last commit meanwhile)")
+            } else if error == nil, let since = failingSince {
+                failingSince = nil
+                Terminal.log("\(ISO8601.string(from: Date())) the index is updated again, after \(Terminal.duration(Date().timeIntervalSince(since))) of failures")
+            }
+            try? await Task.sleep(for: failureCheckInterval)
         }
     }
 
