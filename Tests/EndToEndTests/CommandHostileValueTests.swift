@@ -98,4 +98,15 @@ struct CommandHostileValueTests {
             #expect(keys == ["long-value"], "\(arguments[1].prefix(20))…: \(keys)")
         }
     }
+
+    /// JSONSerialization reads -9223372036854775808 (Int64.min) as a real: it was stored as REAL -9.22337203685478e+18.
+    @Test func theSmallestIntegerIsStoredAsAnInteger() throws {
+        let tool = try CommandLineTool()
+        defer { tool.remove() }
+        try tool.write(#"{"name": "smallest", "summary": "the smallest integer", "size": -9223372036854775808}"# + "\n"
+                       + #"{"name": "real", "summary": "a real", "size": -9.5}"# + "\n", to: "values.jsonl")
+        #expect(try tool.run(["import", "values.jsonl", "--entity", "Package"]).status == 0)
+        let stored = try tool.sqlite("SELECT name, typeof(size), size FROM Package ORDER BY name;")
+        #expect(stored.stdout == "real|real|-9.5\nsmallest|integer|-9223372036854775808\n", "\(stored.stdout)")
+    }
 }

@@ -21,14 +21,27 @@ public struct AttributeSet: Sendable, Hashable {
         set { values[field] = newValue }
     }
 
-    /// The default attribute set: the row's columns named like the entity's fields.
+    /// The default attribute set: the row's columns named like the entity's fields. Text and keyword columns read
+    /// as bytes (``IndexSchema/Entity/rowSelection(columns:)``) become text whole: each NUL a space, invalid UTF-8
+    /// replaced (U+FFFD), so that a foreign writer's NUL cuts nothing and a BLOB of text is no longer left out.
     init(row: Row, fields: [IndexSchema.Field]) {
         var values: [String: DatabaseValue] = [:]
         values.reserveCapacity(fields.count)
         for field in fields {
-            if let value = row[field.name] as DatabaseValue? { values[field.name] = value }
+            guard let value = row[field.name] as DatabaseValue? else { continue }
+            if field.type == .text || field.type == .keyword, case .blob(let bytes) = value.storage {
+                values[field.name] = Self.text(of: bytes).databaseValue
+            } else {
+                values[field.name] = value
+            }
         }
         self.values = values
+    }
+
+    /// `bytes` as text: NULs made spaces, invalid UTF-8 replaced.
+    static func text(of bytes: Data) -> String {
+        guard bytes.contains(0) else { return String(decoding: bytes, as: UTF8.self) }
+        return String(decoding: bytes.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
     }
 }
 

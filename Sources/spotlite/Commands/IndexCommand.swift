@@ -129,6 +129,7 @@ struct IndexCommand: AsyncParsableCommand {
             await indexer.stop()
             printer.cancel()
             health.cancel()
+            await health.value
             if let error = await indexer.lastError { Terminal.log("last error: \(error)") }
             if !json { Terminal.log("Stopped.") }
         }
@@ -141,7 +142,10 @@ struct IndexCommand: AsyncParsableCommand {
     /// whatever `--progress` says: the index lags the store in between, and a watcher that keeps silent hides it.
     static func reportFailures(of indexer: SpotliteIndexer) async {
         var failingSince: Date?
-        while !Task.isCancelled {
+        // Once more after the cancellation: a recovery just before the stop is said too.
+        var lastLook = false
+        while !lastLook {
+            lastLook = Task.isCancelled
             let error = await indexer.lastError
             if let error, failingSince == nil {
                 failingSince = Date()
@@ -150,7 +154,7 @@ struct IndexCommand: AsyncParsableCommand {
                 failingSince = nil
                 Terminal.log("\(ISO8601.string(from: Date())) the index is updated again, after \(Terminal.duration(Date().timeIntervalSince(since))) of failures")
             }
-            try? await Task.sleep(for: failureCheckInterval)
+            if !lastLook { try? await Task.sleep(for: failureCheckInterval) }
         }
     }
 
@@ -183,7 +187,7 @@ struct IndexCommand: AsyncParsableCommand {
             // The status is shown in full; a shard that cannot be read still fails the command, for scripts and
             // monitoring, with the first such shard's one-line error.
             if let problem = status.shards.first(where: { !$0.isAvailable })?.problem {
-                throw CommandFailure(message: problem, status: ExitStatus.failure)
+                throw CommandFailure(message: EngineText.readable(problem), status: ExitStatus.failure)
             }
         }
     }
@@ -195,7 +199,8 @@ struct IndexCommand: AsyncParsableCommand {
             ("Token", status.token.map { "\($0)" }
                 ?? (!status.exists ? "0 (no index yet)" : status.unavailableShards.isEmpty ? "0" : "unknown (a shard cannot be read; the indexer's position is what every shard committed)")),
             ("Store token", status.storeToken.map { "\($0)" } ?? "0"),
-            ("Pending", Plural.count(status.pendingTransactions, "transaction")),
+            ("Pending", Plural.count(status.pendingTransactions, "transaction")
+                + (status.oldestPendingDate.map { " (lag: the oldest was committed \(Terminal.duration(max(0, Date().timeIntervalSince($0)))) ago)" } ?? "")),
             ("Oldest history", status.oldestHistoryToken.map { "token \($0)" } ?? "none"),
             ("Fingerprint", status.fingerprint.map { $0 + ($0 != status.configurationFingerprint ? " (the configuration asks for \(status.configurationFingerprint))" : "") }
                 ?? "\(status.configurationFingerprint) (the configuration's; no index built yet)"),
@@ -213,7 +218,7 @@ struct IndexCommand: AsyncParsableCommand {
         for shard in status.shards {
             let name = "  " + shard.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
             if let problem = shard.problem {
-                lines.append(name + "unavailable: " + problem)
+                lines.append(name + "unavailable: " + EngineText.readable(problem))
             } else {
                 lines.append(name + Plural.count(shard.documents ?? 0, "document") + ", token \(shard.token.map { "\($0)" } ?? "0")")
             }

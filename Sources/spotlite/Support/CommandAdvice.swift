@@ -33,6 +33,8 @@ extension SearchError {
             default:
                 return what + "; check that the disk is not full and the index directory is writable, and run `spotlite index rebuild` if the index is damaged"
             }
+        case let .shardUnavailable(shard, reason) where EngineText.isInternal(reason):
+            return SearchError.shardUnavailable(shard: shard, reason: EngineText.readable(reason)).description
         case let .shardIdentityChanged(shard, expected, found):
             return "shard \(shard) serves another database (UUID \(found), the index's shard map records \(expected)); point its server at the shard's database, or run `spotlite index rebuild` to index the store into it again"
         case let .indexPartlyDeleted(shard, error):
