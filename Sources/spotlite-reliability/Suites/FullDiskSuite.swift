@@ -4,27 +4,30 @@ import Glibc
 import Spotlite
 
 /// Full and read-only disks: the store and the index on a small tmpfs (mounted by the suite, which needs root: it
-/// skips with a message otherwise). Each trial imports more than fits, then runs `index update`, `index rebuild`,
-/// `index watch` beside an import, `history clean`, with the disk full (too small, or filled to a few kilobytes by a
-/// ballast file) and read-only; after each step no process aborted, `xapian-check` passes on every shard, and no
+/// skips with a message otherwise). Each trial builds a store and an index, fills the disk to a few kilobytes with a
+/// ballast file, and runs `import`, a `sqlite3` update, `index update`, `index rebuild`, `index watch` beside an
+/// import, `history clean` and `search` in a seeded order; then the same on a read-only disk; after each step no process aborted, `xapian-check` passes on every shard, and no
 /// failed generation is left behind. Once space returns, one `index update` makes the index equal the store.
 struct FullDiskSuite {
     struct Settings {
         var trials: Int
-        /// Sizes of the tmpfs in megabytes, drawn per trial.
-        var sizes: [Int]
-        /// Lines of the first import of a trial (more than the smaller sizes hold).
+        /// Size of the tmpfs in megabytes: room for the first import and index, before the ballast fills it.
+        var megabytes: Int
+        /// Kilobytes the ballast leaves free, drawn per round: from nothing to a few batches' worth.
+        var leftKilobytes: [Int]
+        /// Lines of the first import of a trial.
         var records: Int
 
         static func forMode(long: Bool) -> Settings {
-            long ? Settings(trials: 30, sizes: [3, 5, 8, 12, 20, 40], records: 12_000)
-                : Settings(trials: 2, sizes: [4, 8], records: 3000)
+            long ? Settings(trials: 30, megabytes: 96, leftKilobytes: [0, 16, 64, 256, 1024, 3072, 8192], records: 8000)
+                : Settings(trials: 2, megabytes: 48, leftKilobytes: [0, 256, 1024], records: 2000)
         }
     }
 
     /// What a step may answer on a full or read-only disk: success, or a clean failure.
     enum Step: String, CaseIterable {
         case importer = "import"
+        case foreignWrite = "sqlite3 update"
         case update = "index update"
         case rebuild = "index rebuild"
         case watch = "index watch"
@@ -72,9 +75,8 @@ struct FullDiskSuite {
 
     private mutating func runTrial(_ trial: Int) throws {
         var trialRandom = CrashSuite.trialGenerator(seed: seed, trial: trial)
-        let size = trialRandom.pick(settings.sizes)
         let shards = trialRandom.int(in: 1...3)
-        let disk = try SmallFileSystem(megabytes: size, at: workspace.path("disk-\(trial)"))
+        let disk = try SmallFileSystem(megabytes: settings.megabytes, at: workspace.path("disk-\(trial)"))
         defer { disk.unmount() }
         let storePath = disk.path + "/store.sqlite", indexPath = disk.path + "/search"
         let name = "trial-\(trial)"
@@ -84,9 +86,10 @@ struct FullDiskSuite {
         let configurationPath = workspace.path(name + "/spotlite.toml")
         let configuration = try SpotliteConfiguration(contentsOf: configurationPath)
         var problems: [String] = []
-        var context = TrialContext(configurationPath: configurationPath, indexPath: indexPath, label: "trial \(trial) (\(size) MB, \(shards) shard\(shards == 1 ? "" : "s"))")
+        var context = TrialContext(configurationPath: configurationPath, indexPath: indexPath,
+                                   label: "trial \(trial) (\(shards) shard\(shards == 1 ? "" : "s"))")
 
-        // More than the smaller disks hold: the import stops at a full disk, whole batches kept.
+        // Room first: a store and an index to keep safe.
         var records = RecordGenerator(random: trialRandom.split())
         let lines = (0..<settings.records).map { index -> String in
             var item = records.item(id: "t\(trial)-\(index)")
@@ -94,22 +97,36 @@ struct FullDiskSuite {
             return item.jsonLine
         }
         try workspace.write(lines.joined(separator: "\n") + "\n", to: name + "/initial.jsonl")
-        try step(.importer, ["import", workspace.path(name + "/initial.jsonl"), "--entity", "Item", "--batch", "500"],
-                 &context, &problems)
-        try step(.update, ["index", "update"], &context, &problems)
+        let first = try workspace.runSpotlite(["import", workspace.path(name + "/initial.jsonl"), "--entity", "Item", "--batch", "500"],
+                                              configuration: configurationPath)
+        let built = try workspace.runSpotlite(["index", "update"], configuration: configurationPath)
+        guard first.succeeded, built.succeeded else {
+            throw HarnessError("\(context.label): the first import and update did not fit in \(settings.megabytes) MB: \(first.errorLine) \(built.errorLine)")
+        }
 
-        // Full by a ballast file, whatever the size: a few kilobytes left, then each step in a seeded order.
+        // Full by a ballast file leaving a seeded few kilobytes, then each step in a seeded order.
         for round in 0..<2 {
-            try disk.fill(leaving: trialRandom.pick([0, 16, 64, 256]))
+            let left = trialRandom.pick(settings.leftKilobytes)
+            context.label = "trial \(trial) (\(shards) shard\(shards == 1 ? "" : "s"), round \(round + 1), \(left) KB left)"
             let generator = ImportFileGenerator(configuration: configuration)
-            if let more = try? generator.lines(400, prefix: "t\(trial)-r\(round)", random: &trialRandom) {
-                try workspace.write(more.joined(separator: "\n") + "\n", to: name + "/more-\(round).jsonl")
+            var more = try generator.lines(400, prefix: "t\(trial)-r\(round)", random: &trialRandom)
+            more += (0..<600).map { index in
+                var item = records.item(id: "t\(trial)-r\(round)-big-\(index)")
+                item.body = records.text(words: 200)
+                return item.jsonLine
             }
-            for kind in [Step.importer, .update, .rebuild, .watch, .clean, .search].shuffled(using: &trialRandom) {
+            try workspace.write(more.joined(separator: "\n") + "\n", to: name + "/more-\(round).jsonl")
+            try disk.fill(leaving: left)
+            for kind in [Step.importer, .foreignWrite, .update, .rebuild, .watch, .clean, .search].shuffled(using: &trialRandom) {
                 switch kind {
                 case .importer:
                     try step(.importer, ["import", workspace.path(name + "/more-\(round).jsonl"), "--entity", "Item", "--batch", "100"],
                              &context, &problems)
+                case .foreignWrite:
+                    let run = try workspace.sqlite("UPDATE Item SET body = body || ' ' || title, rev = rev + 1 WHERE n % 3 = \(round);",
+                                                   database: storePath)
+                    steps += 1
+                    if run.succeeded { succeeded[.foreignWrite, default: 0] += 1 } else { failedCleanly[.foreignWrite, default: 0] += 1 }
                 case .update: try step(.update, ["index", "update"], &context, &problems)
                 case .rebuild: try step(.rebuild, ["index", "rebuild"], &context, &problems)
                 case .watch: try watchStep(beside: name + "/more-\(round).jsonl", &context, &problems)
@@ -119,15 +136,19 @@ struct FullDiskSuite {
             }
             disk.release()
         }
+        context.label = "trial \(trial) (\(shards) shard\(shards == 1 ? "" : "s"))"
 
         // Read-only: every step fails cleanly or answers (searches do).
         try disk.setReadOnly(true)
+        context.readOnly = true
         for (kind, arguments) in [(Step.update, ["index", "update"]), (.rebuild, ["index", "rebuild"]),
                                   (.importer, ["import", workspace.path(name + "/more-0.jsonl"), "--entity", "Item"]),
                                   (.clean, ["history", "clean"]), (.search, ["search", "--json", records.word()])] {
             try step(kind, arguments, &context, &problems)
         }
         try disk.setReadOnly(false)
+        context.readOnly = false
+        problems += try checkShards(&context)
 
         // Space returns: one update catches up, and the index equals the store.
         disk.release()
@@ -156,6 +177,8 @@ struct FullDiskSuite {
         var configurationPath: String
         var indexPath: String
         var label: String
+        /// xapian-check opens the tables for writing: on a read-only disk the shards are checked once it is writable.
+        var readOnly = false
     }
 
     /// Runs one step, then checks what a full disk must never do: abort, say nothing, damage a shard, leave a
@@ -206,6 +229,7 @@ struct FullDiskSuite {
     private mutating func checkShards(_ context: inout TrialContext) throws -> [String] {
         let layout = IndexLayout(path: context.indexPath)
         var problems: [String] = []
+        if context.readOnly { return problems }
         if layout.generationCount > 1 {
             problems.append("\(context.label): \(layout.generationCount) generations on disk (\(layout.generationNames.joined(separator: ", "))): a failed one was left behind")
         }
