@@ -145,4 +145,18 @@ struct CommandFaultTests {
         let found = try #require(try tool.run(["search", "shell", "--json"]).json() as? [String: Any])
         #expect(found["total"] as? Int == 1, "\(found)")
     }
+
+    /// `OR`, `AND` and `NOT` join words: a query of 1,000 words joined by `OR` is within the 1,000-word budget.
+    @Test func booleanOperatorsDoNotCountTowardTheWordBudget() throws {
+        let tool = try CommandLineTool()
+        defer { tool.remove() }
+        try imported(tool)
+        #expect(try tool.run(["index", "update"]).status == 0)
+        let words = (0..<1000).map { "w\($0)" }
+        let joined = try tool.run(["search", "--json", words.joined(separator: " OR ")])
+        #expect(joined.status == 1, "searched, found nothing: \(joined.stderr)")
+        let over = try tool.run(["search", "--json", (words + ["w1000"]).joined(separator: " OR ")])
+        #expect(over.status == 3, "\(over.status)")
+        #expect(over.stderr.contains("1001 words, more than 1000"), "\(over.stderr)")
+    }
 }
