@@ -34,10 +34,12 @@ struct cx_error {
 };
 
 // `closed` is tracked by the shim because after close() Xapian 1.4 silently accepts commit() and reports
-// zero documents instead of raising DatabaseClosedError.
+// zero documents instead of raising DatabaseClosedError. `discarded` says why it was closed: a write failed on
+// the disk or the connection, and the handle was closed without committing (cx::write_guard).
 struct cx_writable_database {
     Xapian::WritableDatabase db;
     bool closed = false;
+    bool discarded = false;
 };
 
 struct cx_database {
@@ -178,6 +180,37 @@ Result guard(cx_error **err, Result failure, Body &&body, bool batch_lost_on_xap
     }
 }
 
+/// Whether an error of this code leaves a writable database in a state no later call may build on: the disk or
+/// the connection failed in the middle of a write (ENOSPC, EIO, a lost server), or memory ran out. Xapian
+/// promises only that each operation was done or not; committing again on the same object has overwritten
+/// blocks the last commit still uses.
+bool is_write_failure(cx_error_code code) noexcept;
+
+/// Closes `db` without committing anything (an unflushed transaction is begun, so that close() skips its commit),
+/// releasing the write lock; never throws. Later calls fail with DatabaseClosedError.
+void discard(cx_writable_database &db) noexcept;
+
+/// `guard` for a write through `db`: a failure of the disk or the connection (is_write_failure) discards the
+/// database at once, so that nothing can retry on it; the caller opens it again from its last commit.
+template <typename Result, typename Body>
+Result write_guard(cx_writable_database *db, cx_error **err, Result failure, Body &&body,
+                   bool batch_lost_on_xapian_error = false) noexcept {
+    if (err != nullptr && *err != nullptr) return failure;
+    cx_error *error = nullptr;
+    Result result = guard(&error, failure, std::forward<Body>(body), batch_lost_on_xapian_error);
+    if (error == nullptr) return result;
+    if (db != nullptr && !db->closed && is_write_failure(error->code)) {
+        discard(*db);
+        db->discarded = true;
+    }
+    if (err != nullptr) {
+        *err = error;
+    } else {
+        cx_error_free(error);
+    }
+    return failure;
+}
+
 /// A byte string from a pointer and a length; NULL with length 0 is empty, NULL with a length is misuse.
 std::string bytes(const char *pointer, size_t length, const char *what);
 
@@ -198,6 +231,17 @@ Handle *require(Handle *handle, const char *what) {
 template <typename DatabaseHandle>
 DatabaseHandle *require_open(DatabaseHandle *handle) {
     require(handle, "database");
+    if (handle->closed) throw Xapian::DatabaseClosedError("the database was closed; open it again to use it");
+    return handle;
+}
+
+/// `require_open` for a writable database, saying when it was closed by a failed write.
+inline cx_writable_database *require_open(cx_writable_database *handle) {
+    require(handle, "database");
+    if (handle->discarded) {
+        throw Xapian::DatabaseClosedError("the database was closed without committing after a write failed; open it "
+                                          "again to continue from its last commit");
+    }
     if (handle->closed) throw Xapian::DatabaseClosedError("the database was closed; open it again to use it");
     return handle;
 }

@@ -83,7 +83,7 @@ bool cx_database_get_uuid(cx_database *db, char **out, size_t *out_len, cx_error
 
 bool cx_writable_database_get_uuid(cx_writable_database *db, char **out, size_t *out_len, cx_error **err) noexcept {
     cx::reset_out(out, out_len);
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::copy_out(cx::require_open(db)->db.get_uuid(), out, out_len);
         return true;
     });
@@ -93,7 +93,7 @@ bool cx_writable_database_sweep_prefix(cx_writable_database *db, const char *pre
                                        const char *keep, size_t keep_len, uint32_t spelling_slot, uint32_t *swept,
                                        cx_error **err) noexcept {
     if (swept != nullptr) *swept = 0;
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db);
         std::string start = cx::bytes(prefix, prefix_len, "prefix");
         if (start.empty()) cx::invalid_argument("prefix is empty; a sweep needs the prefix of the tag terms");

@@ -223,7 +223,7 @@ bool cx_writable_database_write_document_spelling(cx_writable_database *db, cons
                                                   const cx_spelling_words *words, bool fresh, bool *written,
                                                   cx_error **err) noexcept {
     if (written != nullptr) *written = false;
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db);
         cx::require(document, "document");
         cx::require(words, "spelling words");
@@ -266,7 +266,7 @@ bool cx_writable_database_write_document_rest(cx_writable_database *db, const ch
                                               cx_error **err) noexcept {
     if (applied != nullptr) *applied = false;
     if (written != nullptr) *written = false;
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db);
         cx::require(rest, "document");
         std::string unique = cx::unique_term(unique_term, term_len);
@@ -287,7 +287,7 @@ bool cx_writable_database_write_document_rest(cx_writable_database *db, const ch
 
 bool cx_writable_database_delete_document_spelling(cx_writable_database *db, const char *unique_term,
                                                    size_t term_len, uint32_t slot, cx_error **err) noexcept {
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db);
         std::string unique = cx::unique_term(unique_term, term_len);
         apply_difference(db->db, indexed(db->db, unique, slot).record.words, {});

@@ -21,10 +21,16 @@ cx_writable_database *cx_writable_database_open(const char *path, int flags, cx_
 void cx_writable_database_free(cx_writable_database *db) noexcept {
     if (db == nullptr) return;
     // Term generators may share this database for spelling data; closing (rather than only dropping our
-    // reference) releases the write lock now. Like Xapian's destructor, this commits and ignores errors.
-    try {
-        db->db.close();
-    } catch (...) {
+    // reference) releases the write lock now. Like Xapian's destructor this commits what is pending; a commit
+    // that fails discards the database, and the destructor then commits nothing more (it cancels the transaction
+    // discard() leaves open). A database a failed write discarded was closed already: nothing is committed on it.
+    if (!db->closed) {
+        try {
+            db->db.close();
+            db->closed = true;
+        } catch (...) {
+            cx::discard(*db);
+        }
     }
     try {
         delete db;
@@ -32,38 +38,49 @@ void cx_writable_database_free(cx_writable_database *db) noexcept {
     }
 }
 
+void cx_writable_database_discard(cx_writable_database *db) noexcept {
+    if (db == nullptr || db->closed) return;
+    cx::discard(*db);
+}
+
+bool cx_writable_database_is_discarded(const cx_writable_database *db) noexcept {
+    return db != nullptr && db->discarded;
+}
+
 bool cx_writable_database_close(cx_writable_database *db, cx_error **err) noexcept {
-    return cx::guard(err, false, [&] {
-        // Closing twice is harmless, as in Xapian.
-        cx::require(db, "database")->db.close();
+    return cx::write_guard(db, err, false, [&] {
+        cx::require(db, "database");
+        // Closing twice is harmless, as in Xapian; closing one a failed write discarded says so.
+        if (db->discarded) cx::require_open(db);
+        db->db.close();
         db->closed = true;
         return true;
     }, loses_batch);
 }
 
 bool cx_writable_database_commit(cx_writable_database *db, cx_error **err) noexcept {
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db)->db.commit();
         return true;
     }, loses_batch);
 }
 
 bool cx_writable_database_begin_transaction(cx_writable_database *db, bool durable, cx_error **err) noexcept {
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db)->db.begin_transaction(durable);
         return true;
     }, loses_batch);
 }
 
 bool cx_writable_database_commit_transaction(cx_writable_database *db, cx_error **err) noexcept {
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db)->db.commit_transaction();
         return true;
     }, loses_batch);
 }
 
 bool cx_writable_database_cancel_transaction(cx_writable_database *db, cx_error **err) noexcept {
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db)->db.cancel_transaction();
         return true;
     });
@@ -71,7 +88,7 @@ bool cx_writable_database_cancel_transaction(cx_writable_database *db, cx_error 
 
 bool cx_writable_database_set_metadata(cx_writable_database *db, const char *key, size_t key_len,
                                        const char *value, size_t value_len, cx_error **err) noexcept {
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db);
         std::string name = cx::bytes(key, key_len, "metadata key");
         if (name.empty()) cx::invalid_argument("metadata key is empty; give a non-empty key");
@@ -84,7 +101,7 @@ bool cx_writable_database_set_metadata(cx_writable_database *db, const char *key
 bool cx_writable_database_get_metadata(cx_writable_database *db, const char *key, size_t key_len,
                                        char **out, size_t *out_len, cx_error **err) noexcept {
     cx::reset_out(out, out_len);
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db);
         std::string name = cx::bytes(key, key_len, "metadata key");
         if (name.empty()) cx::invalid_argument("metadata key is empty; give a non-empty key");
@@ -95,7 +112,7 @@ bool cx_writable_database_get_metadata(cx_writable_database *db, const char *key
 
 bool cx_writable_database_replace_document(cx_writable_database *db, const char *unique_term, size_t term_len,
                                            cx_document *document, uint32_t *docid, cx_error **err) noexcept {
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db);
         cx::require(document, "document");
         std::string unique = cx::unique_term(unique_term, term_len);
@@ -109,7 +126,7 @@ bool cx_writable_database_replace_document(cx_writable_database *db, const char 
 
 bool cx_writable_database_add_document(cx_writable_database *db, const char *unique_term, size_t term_len,
                                        cx_document *document, uint32_t *docid, cx_error **err) noexcept {
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db);
         cx::require(document, "document");
         std::string unique = cx::unique_term(unique_term, term_len);
@@ -122,7 +139,7 @@ bool cx_writable_database_add_document(cx_writable_database *db, const char *uni
 
 bool cx_writable_database_replace_document_id(cx_writable_database *db, uint32_t docid, const char *unique_term,
                                               size_t term_len, cx_document *document, cx_error **err) noexcept {
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db);
         cx::require(document, "document");
         if (docid == 0) cx::invalid_argument("document id 0 names no document; give an id listed by cx_writable_database_list_documents");
@@ -139,7 +156,7 @@ bool cx_writable_database_replace_document_id(cx_writable_database *db, uint32_t
 bool cx_writable_database_list_documents(cx_writable_database *db, const char *prefix, size_t prefix_len,
                                          char **out, size_t *out_len, cx_error **err) noexcept {
     cx::reset_out(out, out_len);
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db);
         std::string start = cx::bytes(prefix, prefix_len, "prefix");
         if (start.empty()) cx::invalid_argument("prefix is empty; give the prefix of the unique id terms (e.g. \"Q\")");
@@ -166,7 +183,7 @@ bool cx_writable_database_list_documents(cx_writable_database *db, const char *p
 
 bool cx_writable_database_delete_document(cx_writable_database *db, const char *unique_term, size_t term_len,
                                           cx_error **err) noexcept {
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db);
         std::string unique = cx::unique_term(unique_term, term_len);
         db->db.delete_document(unique);
@@ -175,7 +192,7 @@ bool cx_writable_database_delete_document(cx_writable_database *db, const char *
 }
 
 uint32_t cx_writable_database_doc_count(cx_writable_database *db, cx_error **err) noexcept {
-    return cx::guard(err, uint32_t(0), [&] {
+    return cx::write_guard(db, err, uint32_t(0), [&] {
         return cx::require_open(db)->db.get_doccount();
     });
 }
@@ -184,7 +201,7 @@ bool cx_writable_database_document_data(cx_writable_database *db, const char *un
                                         bool *found, char **out, size_t *out_len, cx_error **err) noexcept {
     cx::reset_out(out, out_len);
     if (found != nullptr) *found = false;
-    return cx::guard(err, false, [&] {
+    return cx::write_guard(db, err, false, [&] {
         cx::require_open(db);
         std::string unique = cx::unique_term(unique_term, term_len);
         cx::document_data(db->db, unique, found, out, out_len);
@@ -193,3 +210,39 @@ bool cx_writable_database_document_data(cx_writable_database *db, const char *un
 }
 
 } // extern "C"
+
+namespace cx {
+
+bool is_write_failure(cx_error_code code) noexcept {
+    switch (code) {
+    case CX_ERR_DATABASE:
+    case CX_ERR_DATABASE_CORRUPT:
+    case CX_ERR_NETWORK:
+    case CX_ERR_NETWORK_TIMEOUT:
+    case CX_ERR_BAD_ALLOC:
+    case CX_ERR_STD_EXCEPTION:
+    case CX_ERR_XAPIAN_OTHER:
+    case CX_ERR_UNKNOWN:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void discard(cx_writable_database &db) noexcept {
+    // An unflushed transaction commits nothing when it begins, and close() skips its commit while one is open
+    // (a remote database cancels it on the server); the destructor then cancels it instead of committing.
+    try {
+        db.db.begin_transaction(false);
+    } catch (...) {
+        // Already in a transaction (close() cancels it), or the connection is gone: close() still releases.
+    }
+    try {
+        db.db.close();
+    } catch (...) {
+        // A remote database whose server is gone closes its end anyway; nothing else here can fail.
+    }
+    db.closed = true;
+}
+
+} // namespace cx

@@ -15,6 +15,8 @@ extension IndexStatus {
             "token": token?.rawValue ?? 0,
             "store_token": storeToken?.rawValue ?? 0,
             "pending_transactions": pendingTransactions,
+            // Seconds since the oldest pending transaction was committed: how far the index lags; null when none is.
+            "lag_seconds": oldestPendingDate.map { max(0, Date().timeIntervalSince($0)) as Any } ?? NSNull(),
             "oldest_history_token": oldestHistoryToken.map { $0.rawValue as Any } ?? NSNull(),
             "fingerprint": fingerprint ?? configurationFingerprint,
             // Why the next update rebuilds rather than applies the pending history; null when it applies it.

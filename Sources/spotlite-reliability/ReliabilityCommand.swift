@@ -10,7 +10,7 @@ struct ReliabilityCommand: ParsableCommand {
         commandName: "spotlite-reliability",
         abstract: "Crash, concurrency, bad-input, correctness, remote-shard and resource suites for Spotlite.",
         subcommands: [AllCommand.self, CrashCommand.self, ConcurrencyCommand.self, BadInputCommand.self,
-                      CorrectnessCommand.self, RemoteCommand.self, ResourcesCommand.self, CheckCommand.self, WriterCommand.self,
+                      CorrectnessCommand.self, RemoteCommand.self, ResourcesCommand.self, FullDiskCommand.self, CheckCommand.self, WriterCommand.self,
                       ConsumerCommand.self, ShardCrashCommand.self]
     )
 }

@@ -40,7 +40,9 @@ struct CommandJSONShapeTests {
         #expect(status.status == 0, "\(status.stderr)")
         let statusObject = try #require(try status.json() as? [String: Any])
         #expect(Set(statusObject.keys) == ["index", "exists", "documents", "token", "store_token", "pending_transactions",
-                                           "oldest_history_token", "fingerprint", "rebuild_reason", "checkpoints"])
+                                           "lag_seconds", "oldest_history_token", "fingerprint", "rebuild_reason",
+                                           "checkpoints"])
+        #expect(statusObject["lag_seconds"] is NSNull, "nothing pending, no lag")
         #expect(statusObject["exists"] as? Bool == true && statusObject["rebuild_reason"] is NSNull)
         #expect(statusObject["documents"] as? Int == 5)
         #expect(statusObject["pending_transactions"] as? Int == 0)
@@ -91,7 +93,9 @@ struct CommandJSONShapeTests {
         let clean = try tool.run(["history", "clean", "--dry-run", "--json"])
         #expect(clean.status == 0, "\(clean.stderr)")
         let cleanObject = try #require(try clean.json() as? [String: Any])
-        #expect(Set(cleanObject.keys) == ["watermark", "deleted_transactions", "kept_transactions", "reason"])
+        #expect(Set(cleanObject.keys) == ["watermark", "deleted_transactions", "kept_transactions", "reason",
+                                          "kept_foreign_transactions", "kept_unlisted_author_transactions",
+                                          "kept_unlisted_authors"])
     }
 
     @Test func importCountsUpdatesAndDeletes() throws {

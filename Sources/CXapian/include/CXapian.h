@@ -206,11 +206,26 @@ cx_writable_database *cx_writable_database_open(const char *path, int flags, cx_
 
 /** Closes the database if it is still open, releasing the write lock even when a term generator still refers
  *  to it, then releases the handle. Closing commits pending changes and ignores any error while doing so (an
- *  open transaction is cancelled): commit explicitly first. Accepts NULL. */
+ *  open transaction is cancelled; a failed commit discards the database, see cx_writable_database_discard):
+ *  commit explicitly first. A database a failed write discarded commits nothing. Accepts NULL. */
 void cx_writable_database_free(cx_writable_database *db) CX_NOEXCEPT;
 
+/** Closes the database without committing anything, releasing the write lock; never fails. Every later call
+ *  fails with CX_ERR_DATABASE_CLOSED; the handle must still be freed. Accepts NULL and a closed handle.
+ *
+ *  Every call through a writable database that fails on the disk or the connection (codes CX_ERR_DATABASE,
+ *  CX_ERR_DATABASE_CORRUPT, CX_ERR_NETWORK, CX_ERR_NETWORK_TIMEOUT, CX_ERR_BAD_ALLOC, ...: a full disk, an I/O
+ *  error, a lost server) discards the database this way before returning: after such a failure Xapian promises
+ *  only that each operation was fully done or not at all, and committing again on the same object has damaged
+ *  databases. Open it again to continue from its last commit (cx_writable_database_is_discarded says so). */
+void cx_writable_database_discard(cx_writable_database *db) CX_NOEXCEPT;
+
+/** Whether a failed write discarded the database (cx_writable_database_discard). */
+bool cx_writable_database_is_discarded(const cx_writable_database *db) CX_NOEXCEPT;
+
 /** Closes the database and releases the write lock, committing pending changes (an open transaction is
- *  cancelled). Later calls on the handle fail with CX_ERR_DATABASE_CLOSED; it must still be freed. */
+ *  cancelled). Later calls on the handle fail with CX_ERR_DATABASE_CLOSED; it must still be freed. When the
+ *  commit fails on the disk, the database is discarded (cx_writable_database_discard) and the error returned. */
 bool cx_writable_database_close(cx_writable_database *db, cx_error **err) CX_NOEXCEPT;
 
 /** Makes every change since the last commit durable. On failure the error has batch_lost set. */

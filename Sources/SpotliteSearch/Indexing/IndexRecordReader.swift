@@ -32,10 +32,11 @@ struct IndexRecordReader {
             let entity = try schema.entity(named: name)
             let table = name.quotedDatabaseIdentifier
             let keyColumn = entity.key.quotedDatabaseIdentifier
+            let selection = try selection(of: entity, in: db)
             for start in stride(from: 0, to: entityKeys.count, by: Self.keysPerQuery) {
                 let chunk = entityKeys[start..<min(start + Self.keysPerQuery, entityKeys.count)]
                 let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE \(keyColumn) IN (\(placeholders))",
+                let rows = try Row.fetchAll(db, sql: "SELECT \(selection) FROM \(table) WHERE \(keyColumn) IN (\(placeholders))",
                                             arguments: StatementArguments(chunk.map(\.key)))
                 for row in rows {
                     let key: DatabaseValue = row[entity.key]
@@ -60,6 +61,12 @@ struct IndexRecordReader {
             }
         }
         return dependents
+    }
+
+    /// The select list reading `entity`'s rows: its text read whole (``IndexSchema/Entity/rowSelection(in:)``), or
+    /// every column as stored for a document provider, which decides what to read.
+    func selection(of entity: IndexSchema.Entity, in db: Database) throws -> String {
+        provider == nil ? try entity.rowSelection(in: db) : "*"
     }
 
     /// The attribute set of one row, or nil when the provider leaves the record out.

@@ -15,6 +15,9 @@ public struct IndexStatus: Sendable, Hashable {
     public var storeToken: HistoryToken?
     /// Transactions committed after the index's token.
     public var pendingTransactions: Int
+    /// When the oldest of the ``pendingTransactions`` was committed: how far the index lags the store (nil when
+    /// none is pending, or when history after the index's token was deleted).
+    public var oldestPendingDate: Date?
     /// The oldest transaction the store still keeps; nil when its history is empty.
     public var oldestHistoryToken: HistoryToken?
     /// The fingerprint the index was built with (nil without an index).
@@ -112,6 +115,10 @@ public struct IndexStatus: Sendable, Hashable {
             let from = tokenKnown ? token : checkpoints.first { $0.author == configuration.indexer.author }?.token
             do {
                 pendingTransactions = try store.countHistory(HistoryRequest.after(from))
+                if pendingTransactions > 0 {
+                    let page = try store.fetchHistory(after: HistoryCursor(token: from), maximumChanges: 1)
+                    oldestPendingDate = page.transactions.first?.timestamp
+                }
             } catch is HistoryError {
                 // History after the index's token was purged: the next update rebuilds; count what is there.
                 pendingTransactions = try store.countHistory(HistoryRequest.allRetained)

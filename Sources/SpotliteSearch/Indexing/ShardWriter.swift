@@ -21,8 +21,9 @@ struct ShardRecord: Sendable {
 /// Swift's cooperative threads). The first failure is kept and every later piece of work is skipped, because Xapian
 /// discards every uncommitted change of a writer whose write failed; ``wait()`` reports it.
 final class ShardWriter: @unchecked Sendable {
-    // @unchecked: `writer`, `builder` and `failure` are touched only by blocks running on `queue`, one at a time;
-    // `pending` is a semaphore, which is thread-safe.
+    // @unchecked: `writer`, `builder`, `failure`, `unflushed` and `listedIDs` are touched only by blocks running on
+    // `queue`, one at a time; `uuid` is written once, on the queue, inside init (before any other thread sees the
+    // writer); `pending` is a semaphore, `failed` an atomic and `committed` a mutex, all thread-safe.
 
     /// How many submitted batches may wait on the queue: bounds memory when the reader outpaces the writer.
     static let maximumQueuedBatches = 8
@@ -34,8 +35,9 @@ final class ShardWriter: @unchecked Sendable {
     private(set) var uuid = ""
     /// The term added to every document written (a placed shard's generation tag), or nil.
     private let tagTerm: String?
-    /// What this shard committed last (read at open, then updated by each commit).
-    private(set) var committedCheckpoint = IndexCheckpoint(token: nil)
+    /// What this shard committed last (read at open, then updated by each commit): written on the queue, read by
+    /// the indexer's thread while the next commit may run.
+    private let committed = Mutex(IndexCheckpoint(token: nil))
     private let queue: DispatchQueue
     private let pending = DispatchSemaphore(value: ShardWriter.maximumQueuedBatches)
     private var writer: XapianWritableDatabase?
@@ -84,7 +86,7 @@ final class ShardWriter: @unchecked Sendable {
             do {
                 builder = try DocumentBuilder(schema: schema, recordsSpelling: recordsSpelling)
                 let metadata = try IndexMetadata(reading: writer.metadata(forKey:))
-                committedCheckpoint = metadata.checkpoint
+                committed.withLock { $0 = metadata.checkpoint }
                 uuid = try writer.uuid()
             } catch {
                 throw ShardLayout.naming(error, shard: name)
@@ -93,10 +95,14 @@ final class ShardWriter: @unchecked Sendable {
         }
     }
 
+    /// What this shard committed last (read at open, then updated by each commit).
+    var committedCheckpoint: IndexCheckpoint { committed.withLock { $0 } }
+
     deinit {
-        // Closing commits nothing new (callers commit explicitly) but releases the lock now, not at process exit.
+        // Callers commit explicitly what they keep: closing without a commit releases the lock now, not at process
+        // exit, and never commits again on a writer whose write failed.
         queue.sync {
-            try? writer?.close()
+            writer?.discard()
             writer = nil
             builder = nil
         }
@@ -168,6 +174,10 @@ final class ShardWriter: @unchecked Sendable {
             } catch {
                 failure = ShardLayout.naming(error, shard: name)
                 failed.store(true, ordering: .releasing)
+                // Xapian has dropped what was not committed (or, after a failure of the disk or the connection,
+                // promises nothing about it, and the shim has closed the writer): nothing more is written on this
+                // writer. The caller opens the shard again, from its last commit, before any retry.
+                writer.discard()
             }
         }
     }
@@ -244,7 +254,7 @@ final class ShardWriter: @unchecked Sendable {
             for pair in metadata { try context.writer.setMetadata(pair[1], forKey: pair[0]) }
             try context.writer.commit()
             unflushed = 0
-            committedCheckpoint = checkpoint
+            committed.withLock { $0 = checkpoint }
             commitHook?(shard, checkpoint.token?.rawValue ?? 0)
         }
     }
@@ -256,14 +266,12 @@ final class ShardWriter: @unchecked Sendable {
     }
 
     /// Waits for the queued work, then closes the writer (releasing its lock) and throws the first failure.
+    /// Nothing is committed: what the callers keep, they committed (``commit(metadata:checkpoint:sweepKeeping:)``);
+    /// what they did not is replayed from the last commit, or belongs to a generation being removed.
     func close() throws {
         let failure: (any Error)? = queue.sync {
-            var failure = self.failure
-            do {
-                try writer?.close()
-            } catch {
-                if failure == nil { failure = ShardLayout.naming(error, shard: name) }
-            }
+            let failure = self.failure
+            writer?.discard()
             writer = nil
             builder = nil
             return failure

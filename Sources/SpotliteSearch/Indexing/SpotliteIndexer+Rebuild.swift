@@ -333,7 +333,7 @@ extension SpotliteIndexer {
             var unreadable = IndexUpdateSummary()
             for name in schema.entityNames {
                 let entity = try schema.entity(named: name)
-                let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(name.quotedDatabaseIdentifier)")
+                let rows = try Row.fetchCursor(db, sql: "SELECT \(try reader.selection(of: entity, in: db)) FROM \(name.quotedDatabaseIdentifier)")
                 while let row = try rows.next() {
                     done += 1
                     let key: DatabaseValue = row[entity.key]

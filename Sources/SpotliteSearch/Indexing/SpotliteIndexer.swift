@@ -328,6 +328,7 @@ public actor SpotliteIndexer {
             var forced = forcedReason
             var replays = 0
             var damageRebuilds = 0
+            var expiredRebuilds = 0
             while true {
                 do {
                     // History purged past the index's token is the driver's to notice: it has the index rebuilt
@@ -354,6 +355,15 @@ public actor SpotliteIndexer {
                     damageRebuilds += 1
                     guard damageRebuilds <= 1 else { throw SearchError.engine(error, outcome: outcome) }
                     forced = Self.damageReason(error)
+                } catch HistoryError.expiredToken(let requested, let purgedThrough) {
+                    // The driver resynchronised twice in this round and the history after each rebuild was deleted
+                    // again (a short [history] maximum_duration beside a cleaning loop). `index watch` retries such
+                    // rounds; an update does too, a bounded number of times, saying why in its summary.
+                    expiredRebuilds += 1
+                    guard expiredRebuilds <= Self.maximumExpiredRebuilds else {
+                        throw SearchError.cannotWrite(path: indexPath, reason: "the store's history is deleted faster than the index consumes it (deleted through token \(purgedThrough) while rebuilding, \(expiredRebuilds) times); raise [history] maximum_duration so that it outlasts a rebuild, or keep the index up to date with `spotlite index watch`")
+                    }
+                    forced = "the history after token \(requested.map { "\($0)" } ?? "0") was deleted (through token \(purgedThrough)) before the index consumed it"
                 } catch let error as XapianError where error.code != .databaseLock {
                     // A failed write discards every change since the last commit, metadata included, so the
                     // checkpoint in the index still says exactly what it holds: replay from there.
@@ -371,6 +381,10 @@ public actor SpotliteIndexer {
         summary.seconds = Self.seconds(ContinuousClock.now - started)
         return summary
     }
+
+    /// How many more rebuilds an update makes when the history after a rebuild keeps being deleted before it is
+    /// read (beyond the driver's own two).
+    static let maximumExpiredRebuilds = 2
 
     static func damageReason(_ error: XapianError) -> String {
         "the index is damaged (\(error.type): \(error.message))"

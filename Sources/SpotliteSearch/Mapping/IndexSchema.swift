@@ -77,7 +77,7 @@ struct IndexSchema: Sendable {
                     }
                 case .keyword:
                     plan.queryPrefix = field.name
-                    plan.booleanPrefix = "XK" + field.name.uppercased() + ":"
+                    plan.booleanPrefix = Self.keywordPrefix(field: field.name)
                 case .number, .date:
                     plan.queryPrefix = field.name
                 case .stored:
@@ -180,5 +180,23 @@ struct IndexSchema: Sendable {
     private var keywordFieldNames: String {
         let names = fieldsByName.values.filter { $0.type == .keyword }.map(\.name).sorted()
         return names.isEmpty ? "(none configured)" : names.joined(separator: ", ")
+    }
+}
+
+extension IndexSchema {
+    /// The longest keyword value, in bytes, that a filter finds whatever the field's name (a NUL byte counts twice):
+    /// values over it are stored and shown, but make no filter term.
+    static let keywordValueLimit = DocumentBuilder.maximumTermBytes - maximumKeywordPrefixBytes
+    /// The longest keyword term prefix: Xapian's term limit (245 bytes) counts the prefix, so a long field name left
+    /// less room for the value (179 bytes for a 64-byte name) and a value under the documented limit was never found.
+    static let maximumKeywordPrefixBytes = 45
+
+    /// The term prefix of a keyword field's values: `XK` + the name in capitals + `:`, or, for a name too long for
+    /// that to stay within ``maximumKeywordPrefixBytes``, `XK#` + a digest of the name + `:` (`#` is no name's
+    /// character, so the two forms never meet).
+    static func keywordPrefix(field name: String) -> String {
+        let plain = "XK" + name.uppercased() + ":"
+        if plain.utf8.count <= maximumKeywordPrefixBytes { return plain }
+        return "XK#" + FNV1a64.hexDigest(of: name).uppercased() + ":"
     }
 }

@@ -23,6 +23,8 @@ public final class IndexSearcher: Sendable {
     public let ranking: RankingOptions
     private let bm25: XapianBM25
     static let wildcardLimit: UInt32 = 1000
+    /// Xapian's boolean operators (upper case only): they do not count toward ``SearchRequest/maximumWords``.
+    static let booleanOperators: Set<Substring> = ["OR", "AND", "NOT", "XOR", "NEAR", "ADJ"]
     /// Snippet texts of pages up to this size are read with a statement the store's connection keeps.
     static let cachedSnippetStatementSize = 100
     /// Totals up to this many matches are counted exactly rather than estimated.
@@ -389,7 +391,9 @@ public final class IndexSearcher: Sendable {
         if request.query.utf8.count > SearchRequest.maximumQueryBytes {
             throw over("the text has \(request.query.utf8.count) bytes, more than \(SearchRequest.maximumQueryBytes); shorten it")
         }
-        let words = request.query.split(whereSeparator: { $0.isWhitespace }).count
+        // Boolean operators join words; they are not words the search looks for.
+        let words = request.query.split(whereSeparator: { $0.isWhitespace })
+            .filter { !Self.booleanOperators.contains($0) }.count
         if words > SearchRequest.maximumWords {
             throw over("it has \(words) words, more than \(SearchRequest.maximumWords); keep the words that matter")
         }

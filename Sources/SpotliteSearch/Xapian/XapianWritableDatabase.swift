@@ -241,8 +241,19 @@ package final class XapianWritableDatabase {
         }
     }
 
+    /// Closes the database without committing anything and releases the lock; never fails. Later calls fail with
+    /// `.databaseClosed`. A write that fails on the disk or the connection (a full disk, an I/O error, a lost
+    /// server) has done this already: open the database again to continue from its last commit.
+    package func discard() {
+        cx_writable_database_discard(handle)
+    }
+
+    /// Whether a write that failed on the disk or the connection closed the database without committing
+    /// (``discard()``).
+    package var isDiscarded: Bool { cx_writable_database_is_discarded(handle) }
+
     /// Commits pending changes (cancelling an open transaction), closes the database and releases the lock.
-    /// Later calls fail with `.databaseClosed`.
+    /// Later calls fail with `.databaseClosed`. A commit that fails discards the database (``discard()``).
     package func close() throws {
         _ = try xapianCall { cx_writable_database_close(handle, $0) }
     }

@@ -184,6 +184,9 @@ public struct RecordImporter: Sendable {
             switch JSONNumberKind(number) {
             case .boolean: return (number.boolValue ? 1 : 0).databaseValue
             case .integer: return number.int64Value.databaseValue
+            // -9223372036854775808 is the one integer whose magnitude no Int64 holds: JSONSerialization reads it
+            // as a real, and it was stored as one. It is Int64.min exactly.
+            case .real where number.doubleValue == -9_223_372_036_854_775_808.0: return Int64.min.databaseValue
             case .real: return number.doubleValue.databaseValue
             }
         case is [Any], is [String: Any]:

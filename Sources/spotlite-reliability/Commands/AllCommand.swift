@@ -38,6 +38,11 @@ struct AllCommand: ParsableCommand {
                                            settings: .forMode(long: options.long), seed: options.seed)
             try suite.run()
         })
+        reports.append(try SuiteRunner.run("full-disk", options: options) { workspace, report in
+            var suite = try FullDiskSuite(workspace: workspace, report: report,
+                                          settings: .forMode(long: options.long), seed: options.seed)
+            try suite.run()
+        })
         print("all: \(reports.map(\.passed).reduce(0, +)) passed, \(reports.map(\.failed).reduce(0, +)) failed")
         try SuiteRunner.exitStatus(reports)
     }

@@ -131,7 +131,10 @@ struct HistoryCommand: AsyncParsableCommand {
             Required authors are the configuration's [history] authors minus its batch authors, plus the indexer. \
             Nothing is deleted while a required author has no position yet, unless it has been missing for longer \
             than maximum_duration; history older than maximum_duration is deleted even when an author lags (it will \
-            resynchronise). `spotlite history mark AUTHOR` records a position for an author that does not.
+            resynchronise). `spotlite history mark AUTHOR` records a position for an author that does not. The \
+            watermark deletes only the history of the authors in [history] authors: transactions of other authors \
+            and of foreign writers (the sqlite3 shell, programs without an author) stay until they are older than \
+            maximum_duration; the command says how many it kept so.
 
             EXAMPLES
               spotlite history clean --dry-run
@@ -147,18 +150,66 @@ struct HistoryCommand: AsyncParsableCommand {
             let store = try environment.openStore(create: false)
             let deleter = HistoryDeleter(store: store, policy: environment.configuration.deletionPolicy)
             let result = try deleter.deleteConsumedHistory(dryRun: dryRun)
+            let unlisted = try HistoryCommand.keptBelowWatermark(result.watermark, store: store,
+                                                       policy: environment.configuration.deletionPolicy)
             if json {
-                JSONOutput.print([
-                    "watermark": result.watermark.map { $0.rawValue as Any } ?? NSNull(),
-                    "deleted_transactions": result.deletedTransactions,
-                    "kept_transactions": result.keptTransactions,
-                    "reason": result.reason,
-                ] as [String: Any])
+                var object: [String: Any] = [:]
+                object["watermark"] = result.watermark.map { $0.rawValue as Any } ?? NSNull()
+                object["deleted_transactions"] = result.deletedTransactions
+                object["kept_transactions"] = result.keptTransactions
+                object["kept_foreign_transactions"] = unlisted.foreign
+                object["kept_unlisted_author_transactions"] = unlisted.unlistedCount
+                object["kept_unlisted_authors"] = unlisted.byAuthor.map(\.author)
+                object["reason"] = result.reason
+                JSONOutput.print(object)
             } else {
                 let (delete, keep) = dryRun ? ("Would delete", "would keep") : ("Deleted", "kept")
                 print("\(delete) \(Plural.count(result.deletedTransactions, "transaction")), \(keep) \(Terminal.number(result.keptTransactions)) (watermark \(result.watermark.map { "token \($0)" } ?? "none")): \(result.reason).")
+                if let line = unlisted.explanation(keep: keep) { print(line) }
             }
         }
+    }
+
+    /// The transactions at or below the watermark that cleanup keeps because the watermark deletes only the listed
+    /// authors' history: those of foreign writers (no author: the sqlite3 shell, other programs) and of authors
+    /// missing from `[history] authors`. Only `maximum_duration` deletes them.
+    struct KeptHistory {
+        var foreign = 0
+        var byAuthor: [(author: String, count: Int)] = []
+        var maximumDuration: String?
+        var unlistedCount: Int { byAuthor.reduce(0) { $0 + $1.count } }
+
+        func explanation(keep: String) -> String? {
+            guard foreign > 0 || !byAuthor.isEmpty else { return nil }
+            var parts: [String] = []
+            if foreign > 0 { parts.append("\(Plural.count(foreign, "transaction")) by foreign writers (no author: the sqlite3 shell, other programs)") }
+            if !byAuthor.isEmpty {
+                parts.append("\(Plural.count(unlistedCount, "transaction")) by authors not in [history] authors (\(byAuthor.map(\.author).joined(separator: ", ")))")
+            }
+            let bound = maximumDuration.map { "they go once older than maximum_duration (\($0))" } ?? "maximum_duration is \"none\", so they stay"
+            return "Also \(keep) below the watermark: \(parts.joined(separator: " and ")); the watermark deletes only the history of the listed authors, \(bound); add an author to [history] authors to have its history deleted once consumed."
+        }
+    }
+
+    static func keptBelowWatermark(_ watermark: HistoryToken?, store: SpotliteStore,
+                                   policy: HistoryDeletionPolicy) throws -> KeptHistory {
+        var kept = KeptHistory()
+        kept.maximumDuration = policy.maximumDuration.map { DurationText.format(.milliseconds(Int64(($0 * 1000).rounded()))) }
+        guard let watermark, !policy.deletesUnlistedAuthors else { return kept }
+        let listed = Set(policy.listedAuthors)
+        let rows = try store.read { db in
+            try Row.fetchAll(db, sql: "SELECT author, count(*) AS n FROM spotlite_transaction WHERE token <= ? GROUP BY author ORDER BY author",
+                             arguments: [watermark.rawValue])
+        }
+        for row in rows {
+            let count: Int = row["n"]
+            if let author: String = row["author"] {
+                if !listed.contains(author) { kept.byAuthor.append((author, count)) }
+            } else {
+                kept.foreign += count
+            }
+        }
+        return kept
     }
 
     struct Mark: AsyncParsableCommand {

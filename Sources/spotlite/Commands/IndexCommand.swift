@@ -87,7 +87,9 @@ struct IndexCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Keep the index up to date until SIGINT or SIGTERM, reacting to writes from any process.",
             discussion: """
-            Logs one line per applied batch on stderr (one JSON line per batch on stdout with --json). On SIGINT or \
+            Logs one line per applied batch on stderr (one JSON line per batch on stdout with --json). When updates \
+            start failing (a shard unavailable, a full disk) it says so in one line on stderr, and in one more when \
+            they succeed again, the index caught up; it retries meanwhile, with a growing delay up to 5 s. On SIGINT or \
             SIGTERM it finishes the batch in progress and exits 0.
 
             EXAMPLES
@@ -122,11 +124,37 @@ struct IndexCommand: AsyncParsableCommand {
                     }
                 }
             }
+            let health = Task { await IndexCommand.reportFailures(of: indexer) }
             await stop.wait()
             await indexer.stop()
             printer.cancel()
+            health.cancel()
+            await health.value
             if let error = await indexer.lastError { Terminal.log("last error: \(error)") }
             if !json { Terminal.log("Stopped.") }
+        }
+    }
+
+    /// How often `index watch` looks whether updates fail (a shard down, a full disk) or succeed again.
+    static let failureCheckInterval: Duration = .milliseconds(250)
+
+    /// Prints one line on stderr when the indexer's live updates start failing and one when they succeed again,
+    /// whatever `--progress` says: the index lags the store in between, and a watcher that keeps silent hides it.
+    static func reportFailures(of indexer: SpotliteIndexer) async {
+        var failingSince: Date?
+        // Once more after the cancellation: a recovery just before the stop is said too.
+        var lastLook = false
+        while !lastLook {
+            lastLook = Task.isCancelled
+            let error = await indexer.lastError
+            if let error, failingSince == nil {
+                failingSince = Date()
+                Terminal.printError("warning: \(ISO8601.string(from: Date())) the index cannot be updated: \(error); retrying until it can (searches answer from the last commit meanwhile)")
+            } else if error == nil, let since = failingSince {
+                failingSince = nil
+                Terminal.log("\(ISO8601.string(from: Date())) the index is updated again, after \(Terminal.duration(Date().timeIntervalSince(since))) of failures")
+            }
+            if !lastLook { try? await Task.sleep(for: failureCheckInterval) }
         }
     }
 
@@ -159,7 +187,7 @@ struct IndexCommand: AsyncParsableCommand {
             // The status is shown in full; a shard that cannot be read still fails the command, for scripts and
             // monitoring, with the first such shard's one-line error.
             if let problem = status.shards.first(where: { !$0.isAvailable })?.problem {
-                throw CommandFailure(message: problem, status: ExitStatus.failure)
+                throw CommandFailure(message: EngineText.readable(problem), status: ExitStatus.failure)
             }
         }
     }
@@ -171,7 +199,8 @@ struct IndexCommand: AsyncParsableCommand {
             ("Token", status.token.map { "\($0)" }
                 ?? (!status.exists ? "0 (no index yet)" : status.unavailableShards.isEmpty ? "0" : "unknown (a shard cannot be read; the indexer's position is what every shard committed)")),
             ("Store token", status.storeToken.map { "\($0)" } ?? "0"),
-            ("Pending", Plural.count(status.pendingTransactions, "transaction")),
+            ("Pending", Plural.count(status.pendingTransactions, "transaction")
+                + (status.oldestPendingDate.map { " (lag: the oldest was committed \(Terminal.duration(max(0, Date().timeIntervalSince($0)))) ago)" } ?? "")),
             ("Oldest history", status.oldestHistoryToken.map { "token \($0)" } ?? "none"),
             ("Fingerprint", status.fingerprint.map { $0 + ($0 != status.configurationFingerprint ? " (the configuration asks for \(status.configurationFingerprint))" : "") }
                 ?? "\(status.configurationFingerprint) (the configuration's; no index built yet)"),
@@ -189,7 +218,7 @@ struct IndexCommand: AsyncParsableCommand {
         for shard in status.shards {
             let name = "  " + shard.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
             if let problem = shard.problem {
-                lines.append(name + "unavailable: " + problem)
+                lines.append(name + "unavailable: " + EngineText.readable(problem))
             } else {
                 lines.append(name + Plural.count(shard.documents ?? 0, "document") + ", token \(shard.token.map { "\($0)" } ?? "0")")
             }

@@ -24,7 +24,7 @@ extension CommandEnvironment {
         do {
             return try SpotliteStore(path: path, model: configuration.storeModel, options: StoreOptions(readOnly: true))
         } catch let error as DatabaseError {
-            throw CommandFailure(message: "cannot open the read-only store \(path): \(error.message ?? "\(error)") (SQLite error \(error.resultCode.rawValue)); a reader still needs to create SQLite's shared-memory file (-shm) beside it, so make its folder writable or copy the store somewhere writable")
+            throw CommandFailure(message: "cannot open the read-only store \(path): \(error.message ?? "\(error)") (SQLite error \(error.resultCode.rawValue)); a reader still needs to create SQLite's shared-memory file (-shm) beside it, so make its folder writable or copy the store somewhere writable", status: ExitStatus.failure)
         }
     }
 

@@ -18,7 +18,8 @@ enum ExitStatus {
           1  search: nothing found (like grep); every other command: not used
           2  usage error: unknown command or option, missing or invalid argument
           3  what you gave is wrong: the configuration, an input file, a query, an entity or field name
-          4  the store or the index failed: SQLite or Xapian error, full disk, locked by another process
+          4  the store or the index failed: SQLite or Xapian error, full disk, read-only store or index,
+             a shard unavailable, locked by another process
         """
 }
 
@@ -27,7 +28,8 @@ extension ExitStatus {
     static func status(of error: any Error) -> Int32 {
         switch error {
         case SearchError.indexLocked, SearchError.cannotWrite, SearchError.indexCorrupt, SearchError.engine,
-             SearchError.indexingRunning:
+             SearchError.indexingRunning, SearchError.shardUnavailable, SearchError.shardIdentityChanged,
+             SearchError.indexPartlyDeleted:
             failure
         case StoreError.readOnlyStore, StoreError.unsupportedHistorySchema:
             failure

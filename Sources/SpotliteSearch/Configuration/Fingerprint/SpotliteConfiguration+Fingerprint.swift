@@ -45,6 +45,8 @@ extension SpotliteConfiguration {
             if !field.positions { line += " positions=false" }
         case .keyword:
             line += " facet=\(field.facet) separator=" + (field.separator.map(ConfigurationKeyPath.quoted) ?? "-")
+            // Only for names whose terms now carry a digest of the name, so that other fingerprints stay the same.
+            if IndexSchema.keywordPrefix(field: field.name).hasPrefix("XK#") { line += " terms=digest" }
         case .number, .date:
             line += " sortable=\(field.sortable)"
         case .stored:
