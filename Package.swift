@@ -94,6 +94,7 @@ let package = Package(
             name: "spotlite-bench",
             dependencies: [
                 "Spotlite",
+                "SpotliteEmbeddings",
                 "SpotliteTooling",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -104,6 +105,7 @@ let package = Package(
             name: "spotlite-reliability",
             dependencies: [
                 "Spotlite",
+                "SpotliteEmbeddings",
                 "SpotliteTooling",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

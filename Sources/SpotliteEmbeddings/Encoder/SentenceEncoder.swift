@@ -241,3 +241,11 @@ final class EncoderCore: @unchecked Sendable {
         return String(cString: message)
     }
 }
+
+extension SentenceEncoder {
+    /// The threads OpenBLAS uses for the matrix products (one per core unless set).
+    public static var threads: Int { Int(ce_blas_threads()) }
+
+    /// Sets the threads OpenBLAS uses for the matrix products, for every encoder of the process.
+    public static func setThreads(_ count: Int) { ce_set_blas_threads(Int32(max(1, count))) }
+}
