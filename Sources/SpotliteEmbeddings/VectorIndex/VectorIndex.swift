@@ -1,0 +1,374 @@
+import CEmbeddings
+import Foundation
+import GRDB
+import SpotliteStore
+import Synchronization
+
+/// One vector per record, in a SQLite file of its own (`vectors.sqlite` in the index folder) together with the
+/// history cursor they reflect and the model that made them: a commit writes vectors, deletions and cursor in
+/// one transaction, so after a crash at any point the file holds either the batch and its cursor or neither.
+///
+/// Searches scan the vectors in memory: exactly (one matrix-vector product over a contiguous Float32 matrix)
+/// below ``hnswThreshold`` vectors, through an HNSW graph (hnswlib) above it, rebuilt from the vectors when the
+/// index is opened and kept up to date by commits. A commit from another process or handle is seen by the next
+/// search, which reloads.
+///
+/// A rebuild writes a second table beside the live one (``beginRebuild()``, ``appendToRebuild(_:)``) and
+/// switches in one transaction (``finishRebuild(cursor:model:dimensions:)``): searches see the old vectors or the
+/// new ones, never a mix.
+public final class VectorIndex: Sendable {
+    /// The index folder.
+    public let path: String
+    /// Above this many vectors searches go through the HNSW graph; below it they are exact.
+    public let hnswThreshold: Int
+    /// The HNSW search's candidate list (hnswlib's ef): larger is slower and finds more of the true nearest.
+    public let hnswCandidates: Int
+    private let database: DatabaseQueue
+    private let memory: Mutex<Memory>
+
+    /// The default ``hnswThreshold``: exact search stays within a few milliseconds up to here.
+    public static let defaultHNSWThreshold = 200_000
+
+    private struct Memory: ~Copyable {
+        var version: Int64 = -1
+        var matrix: VectorMatrix?
+        var graph: HNSWGraph?
+        var scores: [Float] = []
+    }
+
+    /// Opens (creating when absent) the vector index in the folder `path`.
+    ///
+    /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)`` when the folder or its file cannot be created or read.
+    public init(path: String, hnswThreshold: Int = VectorIndex.defaultHNSWThreshold, hnswCandidates: Int = 128) throws {
+        self.path = path
+        self.hnswThreshold = hnswThreshold
+        self.hnswCandidates = hnswCandidates
+        let file = URL(fileURLWithPath: path).appendingPathComponent("vectors.sqlite").path
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(30)
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+            database = try DatabaseQueue(path: file, configuration: configuration)
+            try database.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value) WITHOUT ROWID;
+                    CREATE TABLE IF NOT EXISTS vector (entity TEXT NOT NULL, key NOT NULL, vector BLOB NOT NULL,
+                        truncated INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (entity, key));
+                    INSERT OR IGNORE INTO meta (name, value) VALUES ('version', 0);
+                    """)
+            }
+        } catch let error as EmbeddingError {
+            throw error
+        } catch {
+            throw EmbeddingError.vectorIndex(path: file, problem: "\(error)")
+        }
+        memory = Mutex(Memory())
+    }
+
+    private var file: String { URL(fileURLWithPath: path).appendingPathComponent("vectors.sqlite").path }
+
+    private func wrap<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as EmbeddingError {
+            throw error
+        } catch {
+            throw EmbeddingError.vectorIndex(path: file, problem: "\(error)")
+        }
+    }
+
+    // MARK: State
+
+    /// What the index holds, as committed.
+    ///
+    /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)``.
+    public func state() throws -> VectorIndexState {
+        try wrap {
+            try database.read { db -> VectorIndexState in
+                let meta = try Self.meta(db)
+                let counts = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(truncated), 0) FROM vector")
+                let vectors: Int = counts?[0] ?? 0
+                let truncated: Int = counts?[1] ?? 0
+                var cursor: HistoryCursor?
+                if meta["cursor"] != nil {
+                    let token = Int64.fromDatabaseValue(meta["cursor_token"] ?? .null)
+                    let change = Int64.fromDatabaseValue(meta["cursor_change"] ?? .null)
+                    cursor = HistoryCursor(token: token.map { HistoryToken($0) }, changeID: change)
+                }
+                let dimensions = Int.fromDatabaseValue(meta["dimensions"] ?? .null)
+                let fingerprint = String.fromDatabaseValue(meta["model_fingerprint"] ?? .null)
+                let name = String.fromDatabaseValue(meta["model_name"] ?? .null)
+                return VectorIndexState(vectors: vectors, truncated: truncated, dimensions: dimensions,
+                                        modelFingerprint: fingerprint, modelName: name, cursor: cursor)
+            }
+        }
+    }
+
+    private static func meta(_ db: Database) throws -> [String: DatabaseValue] {
+        var values: [String: DatabaseValue] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT name, value FROM meta") { values[row[0]] = row[1] as DatabaseValue }
+        return values
+    }
+
+    private static func setMeta(_ db: Database, _ name: String, _ value: (any DatabaseValueConvertible)?) throws {
+        try db.execute(sql: "INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                       arguments: [name, value])
+    }
+
+    private static func setCursor(_ db: Database, _ cursor: HistoryCursor) throws {
+        try setMeta(db, "cursor", 1)
+        try setMeta(db, "cursor_token", cursor.token?.rawValue)
+        try setMeta(db, "cursor_change", cursor.changeID)
+    }
+
+    private static func bumpVersion(_ db: Database) throws -> Int64 {
+        try db.execute(sql: "UPDATE meta SET value = value + 1 WHERE name = 'version'")
+        return try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'version'") ?? 0
+    }
+
+    /// The vector of `record`, or nil.
+    ///
+    /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)``.
+    public func vector(for record: RecordID) throws -> [Float]? {
+        try wrap {
+            try database.read { db in
+                try Data.fetchOne(db, sql: "SELECT vector FROM vector WHERE entity = ? AND key = ?",
+                                  arguments: [record.entity, record.key]).map(Self.floats)
+            }
+        }
+    }
+
+    static func floats(_ data: Data) -> [Float] {
+        data.withUnsafeBytes { raw in
+            (0..<(raw.count / 4)).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+        }
+    }
+
+    static func data(_ vector: [Float]) -> Data {
+        var data = Data(capacity: vector.count * 4)
+        for value in vector { withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
+        return data
+    }
+
+    // MARK: Writing
+
+    /// Writes `changes` and moves the index's cursor to `cursor` (when given), in one transaction.
+    ///
+    /// - Parameters:
+    ///   - model: the fingerprint and name of the model that made the vectors, recorded with them.
+    /// - Throws: ``EmbeddingError/dimensionMismatch(expected:found:path:)`` when a vector's dimensions differ from
+    ///   those held; ``EmbeddingError/vectorIndex(path:problem:)``.
+    public func commit(_ changes: VectorChanges, cursor: HistoryCursor?, model: (fingerprint: String, name: String)? = nil) throws {
+        try memory.withLock { memory in
+            try wrap {
+                var labels: [Int64] = []
+                let version = try database.write { db -> Int64 in
+                    let meta = try Self.meta(db)
+                    var dimensions = Int.fromDatabaseValue(meta["dimensions"] ?? .null)
+                    let held = try Int.fetchOne(db, sql: "SELECT count(*) FROM vector") ?? 0
+                    if let first = changes.upserts.first {
+                        if dimensions == nil || held == 0 {
+                            dimensions = first.vector.count
+                            try Self.setMeta(db, "dimensions", first.vector.count)
+                        }
+                    }
+                    for upsert in changes.upserts where upsert.vector.count != dimensions {
+                        throw EmbeddingError.dimensionMismatch(expected: dimensions ?? 0, found: upsert.vector.count, path: file)
+                    }
+                    if let model {
+                        try Self.setMeta(db, "model_fingerprint", model.fingerprint)
+                        try Self.setMeta(db, "model_name", model.name)
+                    }
+                    for record in changes.deletions {
+                        try db.execute(sql: "DELETE FROM vector WHERE entity = ? AND key = ?", arguments: [record.entity, record.key])
+                    }
+                    for upsert in changes.upserts {
+                        let label = try Int64.fetchOne(db, sql: """
+                            INSERT INTO vector (entity, key, vector, truncated) VALUES (?, ?, ?, ?)
+                            ON CONFLICT (entity, key) DO UPDATE SET vector = excluded.vector, truncated = excluded.truncated
+                            RETURNING rowid
+                            """, arguments: [upsert.record.entity, upsert.record.key, Self.data(upsert.vector), upsert.truncated])
+                        labels.append(label ?? 0)
+                    }
+                    if let cursor { try Self.setCursor(db, cursor) }
+                    return try Self.bumpVersion(db)
+                }
+                // Memory follows only when it was current before this commit; otherwise the next search reloads.
+                guard memory.version == version - 1, memory.matrix != nil else { return }
+                do {
+                    for record in changes.deletions {
+                        if let label = memory.matrix!.remove(record) { try memory.graph?.remove(label: label) }
+                    }
+                    for (upsert, label) in zip(changes.upserts, labels) {
+                        if let row = memory.matrix!.row(of: upsert.record), memory.matrix!.labels[row] != label {
+                            try memory.graph?.remove(label: memory.matrix!.labels[row])
+                        }
+                        memory.matrix!.upsert(upsert.record, label: label, vector: upsert.vector, truncated: upsert.truncated)
+                        try memory.graph?.add(upsert.vector, label: label)
+                    }
+                    memory.version = version
+                } catch {
+                    memory = Memory()
+                }
+            }
+        }
+    }
+
+    /// Starts a rebuild beside the live vectors: an empty second table, replacing any left by an interrupted one.
+    ///
+    /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)``.
+    public func beginRebuild() throws {
+        try wrap {
+            try database.write { db in
+                try db.execute(sql: """
+                    DROP TABLE IF EXISTS vector_rebuild;
+                    CREATE TABLE vector_rebuild (entity TEXT NOT NULL, key NOT NULL, vector BLOB NOT NULL,
+                        truncated INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (entity, key));
+                    """)
+            }
+        }
+    }
+
+    /// Adds vectors to the rebuild begun by ``beginRebuild()``; searches still see the live vectors.
+    ///
+    /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)``.
+    public func appendToRebuild(_ upserts: [VectorChanges.Upsert]) throws {
+        try wrap {
+            try database.write { db in
+                for upsert in upserts {
+                    try db.execute(sql: """
+                        INSERT INTO vector_rebuild (entity, key, vector, truncated) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (entity, key) DO UPDATE SET vector = excluded.vector, truncated = excluded.truncated
+                        """, arguments: [upsert.record.entity, upsert.record.key, Self.data(upsert.vector), upsert.truncated])
+                }
+            }
+        }
+    }
+
+    /// Replaces the live vectors by the rebuilt ones, with their cursor and model, in one transaction.
+    ///
+    /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)``, also when no rebuild was begun.
+    public func finishRebuild(cursor: HistoryCursor, model: (fingerprint: String, name: String), dimensions: Int) throws {
+        try memory.withLock { memory in
+            try wrap {
+                try database.write { db in
+                    guard try db.tableExists("vector_rebuild") else {
+                        throw EmbeddingError.vectorIndex(path: file, problem: "no rebuild to finish")
+                    }
+                    try db.execute(sql: "DROP TABLE vector; ALTER TABLE vector_rebuild RENAME TO vector")
+                    try Self.setMeta(db, "dimensions", dimensions)
+                    try Self.setMeta(db, "model_fingerprint", model.fingerprint)
+                    try Self.setMeta(db, "model_name", model.name)
+                    try Self.setCursor(db, cursor)
+                    _ = try Self.bumpVersion(db)
+                }
+                memory = Memory()
+            }
+        }
+    }
+
+    /// Forgets every vector and the cursor (the next consumer round starts over).
+    ///
+    /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)``.
+    public func removeAll() throws {
+        try memory.withLock { memory in
+            try wrap {
+                try database.write { db in
+                    try db.execute(sql: "DELETE FROM vector; DROP TABLE IF EXISTS vector_rebuild; DELETE FROM meta WHERE name != 'version'")
+                    _ = try Self.bumpVersion(db)
+                }
+                memory = Memory()
+            }
+        }
+    }
+
+    // MARK: Searching
+
+    /// The `limit` records whose vectors are nearest `query` (cosine), best first, optionally only of `entities`
+    /// or only among `records`.
+    ///
+    /// - Throws: ``EmbeddingError/dimensionMismatch(expected:found:path:)`` when the query has other dimensions
+    ///   than the vectors held; ``EmbeddingError/vectorIndex(path:problem:)``.
+    public func search(_ query: [Float], limit: Int, entities: Set<String>? = nil, records: Set<RecordID>? = nil) throws -> [VectorHit] {
+        guard limit > 0 else { return [] }
+        return try memory.withLock { memory in
+            try wrap {
+                try refresh(&memory)
+                guard let matrix = memory.matrix, matrix.count > 0 else { return [] }
+                guard query.count == matrix.dimensions else {
+                    throw EmbeddingError.dimensionMismatch(expected: query.count, found: matrix.dimensions, path: file)
+                }
+                let restricted = entities != nil || records != nil
+                func allowed(_ record: RecordID) -> Bool {
+                    (entities?.contains(record.entity) ?? true) && (records?.contains(record) ?? true)
+                }
+                if let graph = memory.graph {
+                    var k = restricted ? min(matrix.count, limit * 8) : limit
+                    while true {
+                        let found = try graph.search(query, k: k, candidates: max(hnswCandidates, k))
+                        let hits = found.compactMap { entry -> VectorHit? in
+                            guard let row = matrix.row(ofLabel: entry.label) else { return nil }
+                            let record = matrix.records[row]
+                            return allowed(record) ? VectorHit(record: record, similarity: entry.similarity) : nil
+                        }
+                        if hits.count >= limit || k >= matrix.count || !restricted { return Array(hits.prefix(limit)) }
+                        if k * 8 >= matrix.count { break }
+                        k *= 8
+                    }
+                }
+                var mask: [UInt8]?
+                if restricted { mask = matrix.records.map { allowed($0) ? 1 : 0 } }
+                if memory.scores.count < matrix.count { memory.scores = [Float](repeating: 0, count: matrix.count) }
+                let k = min(limit, matrix.count)
+                var rows = [Int64](repeating: 0, count: k)
+                var similarities = [Float](repeating: 0, count: k)
+                var found: Int32 = 0
+                var message: UnsafeMutablePointer<CChar>?
+                let succeeded = matrix.values.withUnsafeBufferPointer { values in
+                    memory.scores.withUnsafeMutableBufferPointer { scores in
+                        ce_exact_search(values.baseAddress, Int64(matrix.count), Int32(matrix.dimensions), query, Int32(k),
+                                        mask, scores.baseAddress, &rows, &similarities, &found, &message)
+                    }
+                }
+                guard succeeded else { throw EmbeddingError.computation(EncoderCore.take(message) ?? "exact search failed") }
+                return (0..<Int(found)).map { VectorHit(record: matrix.records[Int(rows[$0])], similarity: similarities[$0]) }
+            }
+        }
+    }
+
+    /// Reloads the vectors when a commit (of another handle or process) changed them since they were read.
+    private func refresh(_ memory: inout Memory) throws {
+        let version = try database.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'version'") ?? 0 }
+        if version == memory.version, memory.matrix != nil { return }
+        let loaded = try database.read { db -> (Int64, VectorMatrix?) in
+            let version = try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'version'") ?? 0
+            guard let dimensions = try Int.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'dimensions'") else {
+                return (version, nil)
+            }
+            var matrix = VectorMatrix(dimensions: dimensions)
+            matrix.reserve(try Int.fetchOne(db, sql: "SELECT count(*) FROM vector") ?? 0)
+            let rows = try Row.fetchCursor(db, sql: "SELECT rowid, entity, key, vector, truncated FROM vector")
+            while let row = try rows.next() {
+                let vector = Self.floats(row[3])
+                guard vector.count == dimensions else {
+                    throw EmbeddingError.dimensionMismatch(expected: dimensions, found: vector.count, path: file)
+                }
+                matrix.upsert(RecordID(entity: row[1], key: row[2]), label: row[0], vector: vector, truncated: row[4])
+            }
+            return (version, matrix)
+        }
+        var fresh = Memory()
+        fresh.version = loaded.0
+        fresh.matrix = loaded.1
+        if let matrix = loaded.1, matrix.count >= hnswThreshold {
+            let graph = try HNSWGraph(dimensions: matrix.dimensions, capacity: matrix.count)
+            for row in 0..<matrix.count { try graph.add(matrix.vector(at: row), label: matrix.labels[row]) }
+            fresh.graph = graph
+        }
+        memory = fresh
+    }
+}

@@ -1,0 +1,197 @@
+import ArgumentParser
+import Foundation
+import SpotliteEmbeddings
+import SpotliteStore
+
+/// `spotlite-bench embeddings`: the embedding model's speed on real texts (documents and tokens per second), its
+/// resident memory, and nearest-neighbour search latency over the vectors it made (exact, and HNSW over
+/// synthetic vectors when asked).
+struct EmbeddingsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "embeddings",
+        abstract: "Measure embedding speed, model memory and vector search latency.",
+        discussion: """
+        Embeds name + summary of every package of the Debian catalogue and the Cranfield abstracts with the model \
+        (make deps installs it), then searches the catalogue's vectors exactly. --hnsw-vectors N adds an HNSW run over \
+        N synthetic 384-d vectors, with its recall@10 against exact search.
+        """)
+
+    @Option(help: "The model folder.")
+    var model = "Index/models/all-MiniLM-L6-v2"
+    @Option(help: "The Debian catalogue (JSON Lines, .xz allowed).")
+    var corpus = "../shared/corpus/debian-packages.jsonl.xz"
+    @Option(help: "Cranfield's docs.jsonl.")
+    var cranfield = "../shared/corpus/cranfield/docs.jsonl"
+    @Option(help: "Embed at most this many catalogue records (all by default).")
+    var limit: Int?
+    @Option(help: "Embed at most this many Cranfield abstracts (all by default; 0 skips them).")
+    var cranfieldLimit: Int?
+    @Option(help: "Records per call to the model.")
+    var batchSize = 64
+    @Option(help: "OpenBLAS threads (default: what OpenBLAS picks, one per core).")
+    var threads: Int?
+    @Option(help: "Queries for each latency measurement.")
+    var queries = 1000
+    @Option(help: "Synthetic vectors for the HNSW measurement (0: skip).")
+    var hnswVectors = 0
+
+    func run() throws {
+        if let threads { SentenceEncoder.setThreads(threads) }
+        print("Machine: \(MachineDescription.current().summary) · OpenBLAS threads \(SentenceEncoder.threads)")
+        let before = Self.residentBytes()
+        var started = Date()
+        let encoder = try SentenceEncoder(directory: URL(fileURLWithPath: model))
+        _ = try encoder.vectors(for: ["warm up the model once"])
+        let loadSeconds = Date().timeIntervalSince(started)
+        let modelResident = Self.residentBytes() - before
+        print(String(format: "Model %@: loaded in %.2f s, %.1f MiB resident after one text", model, loadSeconds,
+                     Double(modelResident) / 1_048_576))
+
+        let catalogue = try Self.lines(corpus).prefix(limit ?? .max).map { object -> String in
+            [object["name"] as? String, object["summary"] as? String].compactMap { $0 }.joined(separator: "\n")
+        }
+        let (catalogueVectors, _) = try measure("Debian name + summary", texts: catalogue, encoder: encoder)
+        if cranfieldLimit != 0 {
+            let abstracts = try Self.lines(cranfield).map { ($0["text"] as? String) ?? "" }.filter { !$0.isEmpty }
+            _ = try measure("Cranfield abstracts", texts: Array(abstracts.prefix(cranfieldLimit ?? .max)), encoder: encoder)
+        }
+        print(String(format: "Peak resident memory so far: %.1f MiB", Double(Self.peakResidentBytes()) / 1_048_576))
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-bench-vectors-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let index = try VectorIndex(path: folder, hnswThreshold: .max)
+        let dimensions = encoder.dimensions
+        let upserts = (0..<catalogue.count).map { row in
+            VectorChanges.Upsert(record: RecordID(entity: "Package", key: row.databaseValue),
+                                 vector: Array(catalogueVectors[(row * dimensions)..<((row + 1) * dimensions)]))
+        }
+        started = Date()
+        try index.commit(VectorChanges(upserts: upserts), cursor: nil)
+        let commitSeconds = Date().timeIntervalSince(started)
+        started = Date()
+        _ = try index.search(upserts[0].vector, limit: 10)
+        print(String(format: "Vector index: %d vectors committed in %.2f s, loaded for search in %.2f s", upserts.count,
+                     commitSeconds, Date().timeIntervalSince(started)))
+        var samples: [Double] = []
+        for query in 0..<queries {
+            let vector = upserts[(query * 7919) % upserts.count].vector
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = try index.search(vector, limit: 10)
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
+        let latency = LatencySummary(samples: samples)
+        print(String(format: "Exact top-10 over %d vectors: p50 %.2f ms, p99 %.2f ms, mean %.2f ms (%d queries)",
+                     upserts.count, latency.p50, latency.p99, latency.mean, queries))
+        if hnswVectors > 0 { try measureHNSW(count: hnswVectors, dimensions: dimensions) }
+    }
+
+    /// Embeds `texts` in batches and prints documents and tokens per second.
+    private func measure(_ name: String, texts: [String], encoder: SentenceEncoder) throws -> ([Float], Int) {
+        let started = Date()
+        var tokens = 0
+        var truncated = 0
+        var sequences: [[Int32]] = []
+        sequences.reserveCapacity(texts.count)
+        for text in texts {
+            var encoded = encoder.tokens(of: text)
+            if encoded.ids.count <= 2 { encoded.ids = [101, 100, 102] }
+            tokens += encoded.ids.count
+            if encoded.truncated { truncated += 1 }
+            sequences.append(encoded.ids)
+        }
+        let tokenizeSeconds = Date().timeIntervalSince(started)
+        var vectors: [Float] = []
+        vectors.reserveCapacity(texts.count * encoder.dimensions)
+        var start = 0
+        while start < sequences.count {
+            let end = min(start + batchSize, sequences.count)
+            vectors += try encoder.vectors(forTokens: Array(sequences[start..<end]))
+            start = end
+        }
+        let seconds = Date().timeIntervalSince(started)
+        print(String(format: "%@: %d texts, %d tokens (%d cut at %d) in %.1f s (tokenizing %.2f s): %.0f docs/s, %.0f tokens/s",
+                     name, texts.count, tokens, truncated, encoder.configuration.maximumTokens, seconds, tokenizeSeconds,
+                     Double(texts.count) / seconds, Double(tokens) / seconds))
+        return (vectors, tokens)
+    }
+
+    private func measureHNSW(count: Int, dimensions: Int) throws {
+        var state: UInt64 = 42
+        func next() -> Float {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Int64(bitPattern: state >> 11) % 2_000_001) / 1_000_000 - 1
+        }
+        func vector() -> [Float] {
+            let values = (0..<dimensions).map { _ in next() }
+            let norm = values.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            return values.map { $0 / norm }
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-bench-hnsw-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let graph = try VectorIndex(path: folder, hnswThreshold: 1)
+        let exact = try VectorIndex(path: folder, hnswThreshold: .max)
+        var written = 0
+        while written < count {
+            let chunk = min(100_000, count - written)
+            try graph.commit(VectorChanges(upserts: (written..<(written + chunk)).map {
+                .init(record: RecordID(entity: "Synthetic", key: $0.databaseValue), vector: vector())
+            }), cursor: nil)
+            written += chunk
+        }
+        var started = Date()
+        _ = try graph.search(vector(), limit: 10)
+        let buildSeconds = Date().timeIntervalSince(started)
+        started = Date()
+        _ = try exact.search(vector(), limit: 10)
+        let queryVectors = (0..<min(queries, 500)).map { _ in vector() }
+        var samples: [Double] = []
+        var exactSamples: [Double] = []
+        var agreeing = 0
+        for query in queryVectors {
+            var start = DispatchTime.now().uptimeNanoseconds
+            let found = try graph.search(query, limit: 10)
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            start = DispatchTime.now().uptimeNanoseconds
+            let truth = Set(try exact.search(query, limit: 10).map(\.record))
+            exactSamples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            agreeing += found.filter { truth.contains($0.record) }.count
+        }
+        let latency = LatencySummary(samples: samples)
+        let exactLatency = LatencySummary(samples: exactSamples)
+        print(String(format: "HNSW over %d synthetic vectors (M 16, efConstruction 100, ef %d): built in %.1f s; top-10 p50 %.2f ms, p99 %.2f ms; recall@10 %.3f; exact p50 %.2f ms, p99 %.2f ms",
+                     count, graph.hnswCandidates, buildSeconds, latency.p50, latency.p99,
+                     Double(agreeing) / Double(10 * queryVectors.count), exactLatency.p50, exactLatency.p99))
+    }
+
+    private static func lines(_ path: String) throws -> [[String: Any]] {
+        let data: Data
+        if path.hasSuffix(".xz") {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/xz")
+            process.arguments = ["-dc", path]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw ValidationError("xz could not read \(path)") }
+        } else {
+            guard let contents = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+            data = contents
+        }
+        return data.split(separator: UInt8(ascii: "\n")).compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any]
+        }
+    }
+
+    private static func status(_ field: String) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix(field) {
+            return (line.split(separator: " ").dropFirst().compactMap { Int($0) }.first ?? 0) * 1024
+        }
+        return 0
+    }
+
+    static func residentBytes() -> Int { status("VmRSS:") }
+    static func peakResidentBytes() -> Int { status("VmHWM:") }
+}
