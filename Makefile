@@ -2,7 +2,7 @@
 # Each installs the system libraries Spotlite needs when they are missing, builds, and runs.
 
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
-SYSTEM_PACKAGES := libxapian-dev libsqlite3-dev sqlite3 xapian-tools
+SYSTEM_PACKAGES := libxapian-dev libsqlite3-dev sqlite3 xapian-tools chromium chromium-driver
 JOBS ?=
 
 .PHONY: all deps build release test docs demo demo-data bench stress clean install uninstall
