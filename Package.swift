@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "SpotliteEmbeddings", targets: ["SpotliteEmbeddings"]),
         // Everything, with the `spotlite.toml` reader: what the command line uses.
         .library(name: "Spotlite", targets: ["Spotlite"]),
+        // `spotlite serve` and `spotlite mcp` as a library, so that an app can host the HTTP API or the MCP tools.
+        .library(name: "SpotliteServer", targets: ["SpotliteServer"]),
         .executable(name: "spotlite", targets: ["spotlite"]),
         .executable(name: "spotlite-bench", targets: ["spotlite-bench"]),
     ],
@@ -24,6 +26,11 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         // `swift package generate-documentation`: builds the DocC catalogs; a command plugin, linked into nothing.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The only C++: an exception-safe C interface to Xapian (libxapian-dev).
@@ -75,6 +82,20 @@ let package = Package(
         // The command line's JSON shapes (`spotlite search --json`), written by hand for speed; not a product: the
         // libraries hand out typed values, and only the command line decides how they look as JSON.
         .target(name: "SpotliteJSON", dependencies: ["SpotliteSearch"]),
+        // The HTTP API with its search page (Hummingbird) and the MCP tools, over the libraries and their JSON shapes.
+        .target(
+            name: "SpotliteServer",
+            dependencies: [
+                "Spotlite",
+                "SpotliteJSON",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // What the benchmark, the reliability suites and the tests share; not a product.
         .target(
             name: "SpotliteTooling",
@@ -85,6 +106,7 @@ let package = Package(
             dependencies: [
                 "Spotlite",
                 "SpotliteJSON",
+                "SpotliteServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

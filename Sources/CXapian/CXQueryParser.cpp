@@ -183,9 +183,22 @@ bool cx_query_parser_set_stemming_strategy(cx_query_parser *parser, int strategy
 bool cx_query_parser_set_max_wildcard_expansion(cx_query_parser *parser, uint32_t limit, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
         cx::require(parser, "query parser")
-            ->parser.set_max_expansion(limit, Xapian::Query::WILDCARD_LIMIT_ERROR,
-                                       Xapian::QueryParser::FLAG_WILDCARD | Xapian::QueryParser::FLAG_PARTIAL);
+            ->parser.set_max_expansion(limit, Xapian::Query::WILDCARD_LIMIT_ERROR, Xapian::QueryParser::FLAG_WILDCARD);
         *parser->max_expansion = limit;
+        return true;
+    });
+}
+
+bool cx_query_parser_set_max_partial_expansion(cx_query_parser *parser, uint32_t limit, cx_error **err) noexcept {
+    return cx::guard(err, false, [&] {
+        cx::require(parser, "query parser");
+        if (limit < 1 || limit > 10000) {
+            cx::invalid_argument("partial expansion limit " + std::to_string(limit) + " is out of range; use 1 to 10000");
+        }
+        // The most frequent completions, combined as one synonym of the word so that many rare ones do not outweigh
+        // the word as typed (the parser ORs it in).
+        parser->parser.set_max_expansion(limit, Xapian::Query::WILDCARD_LIMIT_MOST_FREQUENT,
+                                         Xapian::QueryParser::FLAG_PARTIAL);
         return true;
     });
 }

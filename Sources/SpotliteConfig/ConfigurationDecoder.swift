@@ -16,7 +16,7 @@ struct ConfigurationDecoder {
     ]
     private static let cleanKeys = ["every", "notifications"]
     private static let indexerKeys = ["author", "language", "stopwords", "batch_size", "spelling"]
-    private static let searchKeys = ["k1", "b", "proximity", "expand", "stemming"]
+    private static let searchKeys = ["k1", "b", "proximity", "expand", "stemming", "synonyms"]
     private static let proximityKeys = ["window", "weight", "depth"]
     private static let expandKeys = ["documents", "terms", "weight", "min_words"]
     private static let entityKeys = ["key", "preserve_on_delete", "fields"]
@@ -46,6 +46,9 @@ struct ConfigurationDecoder {
         }
         if let search = try table(document, "search", expected: "a table ([search])") {
             configuration.ranking = try decodeSearch(search)
+            if let synonyms = try table(search, "synonyms", expected: Expectation.synonyms) {
+                configuration.synonyms = try decodeSynonyms(synonyms)
+            }
         }
         if let entities = try table(document, "entities", expected: Expectation.entities) {
             configuration.entities = try orderedKeys(of: entities).map { name throws(ConfigurationError) in
@@ -210,6 +213,19 @@ struct ConfigurationDecoder {
             }
         }
         return ranking
+    }
+
+    /// `synonyms = { db = ["database"], "text editor" = "editor" }`: a lone synonym may be written without brackets.
+    private func decodeSynonyms(_ synonyms: Table) throws(ConfigurationError) -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for key in orderedKeys(of: synonyms) {
+            if let single = synonyms.table[key]?.string {
+                result[key] = [single]
+            } else {
+                result[key] = try strings(synonyms, key, expected: Expectation.synonymList) ?? []
+            }
+        }
+        return result
     }
 
     private func decodeEntity(named name: String, in entities: Table) throws(ConfigurationError) -> EntityConfiguration {

@@ -111,7 +111,17 @@ extension SearchExplanation {
             JSONText.appendString(added.term, to: &bytes)
             bytes.append(UInt8(ascii: "}"))
         }
-        JSONText.appendRaw("],\"executed_query\":", to: &bytes)
+        bytes.append(UInt8(ascii: "]"))
+        // Only for a search as you type, as in `jsonObject`.
+        if typedWord != nil {
+            JSONText.appendRaw(",\"completions\":[", to: &bytes)
+            for (index, word) in completions.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONText.appendString(word, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+        JSONText.appendRaw(",\"executed_query\":", to: &bytes)
         JSONText.appendString(executedQuery, to: &bytes)
         JSONText.appendRaw(",\"hits\":[", to: &bytes)
         for (hitIndex, terms) in hitTerms.enumerated() {
@@ -131,6 +141,26 @@ extension SearchExplanation {
         }
         JSONText.appendRaw("],\"parsed_query\":", to: &bytes)
         JSONText.appendString(parsedQuery, to: &bytes)
+        // Only when synonyms applied, as in `jsonObject`.
+        if !synonyms.isEmpty {
+            JSONText.appendRaw(",\"synonyms\":[", to: &bytes)
+            for (index, use) in synonyms.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONText.appendRaw("{\"synonyms\":[", to: &bytes)
+                for (synonymIndex, synonym) in use.synonyms.enumerated() {
+                    if synonymIndex > 0 { bytes.append(UInt8(ascii: ",")) }
+                    JSONText.appendString(synonym, to: &bytes)
+                }
+                JSONText.appendRaw("],\"words\":", to: &bytes)
+                JSONText.appendString(use.words, to: &bytes)
+                bytes.append(UInt8(ascii: "}"))
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+        if let typedWord {
+            JSONText.appendRaw(",\"typed_word\":", to: &bytes)
+            JSONText.appendString(typedWord, to: &bytes)
+        }
         bytes.append(UInt8(ascii: "}"))
     }
 }

@@ -45,7 +45,7 @@ extension SearchHit {
 extension SearchExplanation {
     /// The explanation as in `spotlite search --explain --json`.
     package var jsonObject: [String: Any] {
-        [
+        var object: [String: Any] = [
             "parsed_query": parsedQuery,
             "executed_query": executedQuery,
             "added_terms": addedTerms.map { ["term": $0.term, "expansion_weight": $0.expansionWeight, "scale": $0.scale] },
@@ -53,6 +53,14 @@ extension SearchExplanation {
                 terms.map { ["term": $0.term, "frequency": $0.frequency, "weight": $0.weight] as [String: Any] }
             },
         ]
+        if !synonyms.isEmpty {
+            object["synonyms"] = synonyms.map { ["words": $0.words, "synonyms": $0.synonyms] as [String: Any] }
+        }
+        if let typedWord {
+            object["typed_word"] = typedWord
+            object["completions"] = completions
+        }
+        return object
     }
 }
 

@@ -29,7 +29,7 @@ struct Spotlite: AsyncParsableCommand {
         \(ExitStatus.documentation)
         """,
         version: "0.1.0",
-        subcommands: [InitCommand.self, ImportCommand.self, IndexCommand.self, SearchCommand.self, HistoryCommand.self,
+        subcommands: [InitCommand.self, ImportCommand.self, IndexCommand.self, SearchCommand.self, ServeCommand.self, MCPCommand.self, HistoryCommand.self,
                       MigrateCommand.self, DemoCommand.self, ManualCommand.self]
     )
 

@@ -850,6 +850,13 @@ void cx_stemmer_free(cx_stemmer *stemmer) CX_NOEXCEPT;
 bool cx_mset_snippet(const cx_mset *mset, const char *text, size_t text_len, const cx_snippet_options *options,
                      char **out, size_t *out_len, cx_error **err) CX_NOEXCEPT;
 
+/* MARK: - Search as you type */
+
+/** Makes the last word of a text parsed with cx_qp_flag_partial match at most `limit` words starting with it, the
+ *  most frequent ones (1 to 10,000): a word being typed (`c`) starts too many words to refuse the search, as a
+ *  wildcard past cx_query_parser_set_max_wildcard_expansion does. The word itself also matches as typed. */
+bool cx_query_parser_set_max_partial_expansion(cx_query_parser *parser, uint32_t limit, cx_error **err) CX_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,9 +22,14 @@ public final class IndexSearcher: Sendable {
     /// How matches are weighted and queries widened.
     public let ranking: RankingOptions
     private let bm25: XapianBM25
+    /// Words and phrases that also find others (the configuration's `[search] synonyms`).
+    public let synonyms: QuerySynonyms
     static let wildcardLimit: UInt32 = 1000
     /// Xapian's boolean operators (upper case only): they do not count toward ``SearchRequest/maximumWords``.
     static let booleanOperators: Set<Substring> = ["OR", "AND", "NOT", "XOR", "NEAR", "ADJ"]
+    /// The most words a word being typed (``SearchRequest/prefix``) completes to, the most frequent ones: the
+    /// completions are weighted as one word, so more of them would add little but cost.
+    static let partialLimit: UInt32 = 100
     /// Snippet texts of pages up to this size are read with a statement the store's connection keeps.
     static let cachedSnippetStatementSize = 100
     /// Totals up to this many matches are counted exactly rather than estimated.
@@ -84,6 +89,7 @@ public final class IndexSearcher: Sendable {
         self.schema = try IndexSchema(configuration: configuration)
         self.directory = IndexDirectory(path: self.indexPath, remote: configuration.remote)
         self.bm25 = ranking.bm25
+        self.synonyms = QuerySynonyms(configuration.synonyms)
         self.state = Mutex(State(open: nil))
     }
 
@@ -213,6 +219,7 @@ public final class IndexSearcher: Sendable {
         try parser.setDatabase(database)
         try parser.setStemmingStrategy(Self.parserStemming(ranking.stemming))
         try parser.setWildcardLimit(Self.wildcardLimit)
+        try parser.setPartialLimit(Self.partialLimit)
         try parser.addBooleanPrefix(field: IndexSchema.entityQueryPrefix, prefix: IndexSchema.entityTermPrefix)
         var added = Set<String>()
         for name in schema.entityNames {
@@ -249,20 +256,25 @@ public final class IndexSearcher: Sendable {
     /// Parses `text`; with `spelling`, the parser also works out a corrected query string, which costs more than
     /// the search itself (every word is looked up in the spelling table), so only queries that found nothing ask.
     /// `checked: false` skips the check for Xapian's plain-word fallback, for text a checked parse already read.
+    /// `partial`: the last word also matches as the start of words (search as you type). Synonyms widen the words
+    /// of every parse but the spelling one, whose corrected text users read.
+    /// `widening: false` leaves synonyms out (the words whose nearness the proximity boost rewards are the user's).
     private func parse(_ text: String, with parser: XapianQueryParser, spelling: Bool = false,
-                       checked: Bool = true) throws -> XapianQuery {
+                       checked: Bool = true, partial: Bool = false, widening: Bool = true) throws -> XapianQuery {
+        let synonyms = widening ? self.synonyms : QuerySynonyms()
         do {
             if let excluded = Self.excludedItems(of: text) {
                 let items = try excluded.map {
-                    try Self.queryOrMatchAll(Self.parseAsWritten(String($0), with: parser, flags: Self.flags, query: text,
-                                                                 checked: checked),
+                    try Self.queryOrMatchAll(Self.parseAsWritten(synonyms.applied(to: String($0)).text, with: parser,
+                                                                 flags: Self.flags, query: text, checked: checked),
                                              text: String($0))
                 }
                 return try .andNot(.matchAll(), excluding: items)
             }
-            let query = try Self.parseAsWritten(text, with: parser,
-                                                flags: spelling ? Self.flags.union(.spellingCorrection) : Self.flags,
-                                                query: text, checked: checked)
+            var flags = spelling ? Self.flags.union(.spellingCorrection) : Self.flags
+            if partial { flags.insert(.partial) }
+            let widened = spelling ? text : synonyms.applied(to: text, sparingLastWord: partial).text
+            let query = try Self.parseAsWritten(widened, with: parser, flags: flags, query: text, checked: checked)
             return try Self.queryOrMatchAll(query, text: text)
         } catch let error as XapianError {
             // Xapian says only that no range processor took a range: name the field and the bound.
@@ -425,7 +437,7 @@ public final class IndexSearcher: Sendable {
         var parsedDescription = ""
         func execute(_ text: String, _ op: XapianQueryParser.DefaultOperator) throws -> XapianSearchResults {
             try open.parser.setDefaultOperator(op)
-            let parsed = try parse(text, with: open.parser)
+            let parsed = try parse(text, with: open.parser, partial: request.prefix)
             if request.explains { parsedDescription = parsed.description }
             var proximity: XapianProximity?
             // A query that only excludes has no words to find near each other.
@@ -523,9 +535,33 @@ public final class IndexSearcher: Sendable {
                     SearchExplanation.AddedTerm(term: $0.term, expansionWeight: $0.expansionWeight, scale: $0.scale)
                 },
                 hitTerms: hitTerms)
+            results.explanation?.synonyms = synonyms.applied(to: request.query, sparingLastWord: request.prefix).uses
+            if request.prefix, let word = Self.wordBeingTyped(in: request.query) {
+                results.explanation?.typedWord = word
+                results.explanation?.completions = try completions(of: word, in: open.database)
+            }
         }
         return (results, mset)
     }
+
+    /// The last word of `text` when nothing follows it and it is a plain word, which a prefix search completes.
+    static func wordBeingTyped(in text: String) -> String? {
+        guard let last = text.last, !last.isWhitespace,
+              let word = text.split(whereSeparator: \.isWhitespace).last else { return nil }
+        let bare = word.drop { $0 == "(" || $0 == "+" || $0 == "-" }
+        guard !bare.isEmpty, !bare.contains(where: { "\":*()".contains($0) }) else { return nil }
+        return bare.lowercased()
+    }
+
+    /// The words of the index's text starting with `word`, the most frequent first, as many as ``explanationCompletions``.
+    private func completions(of word: String, in database: XapianDatabase) throws -> [String] {
+        let terms = try database.terms(prefix: word, limit: 0)
+        return terms.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .prefix(Self.explanationCompletions).map(\.key)
+    }
+
+    /// How many completions of a word being typed an explanation lists.
+    static let explanationCompletions = 10
 
     /// The expansion a request asks for: its own, none, or the ranking's.
     private func expansionOptions(for request: SearchRequest) throws -> XapianExpansion? {
@@ -550,7 +586,7 @@ public final class IndexSearcher: Sendable {
         try parser.setStemmingStrategy(.none)
         defer { try? parser.setStemmingStrategy(Self.parserStemming(ranking.stemming)) }
         // Only after `text` was parsed, checked, with stemming: without it the operators read the same.
-        return try parse(text, with: parser, checked: false)
+        return try parse(text, with: parser, checked: false, widening: false)
     }
 
     static func parserStemming(_ stemming: RankingOptions.Stemming) -> XapianQueryParser.StemmingStrategy {

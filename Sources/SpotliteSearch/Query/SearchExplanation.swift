@@ -28,4 +28,10 @@ public struct SearchExplanation: Sendable, Hashable {
     public var addedTerms: [AddedTerm]
     /// For each hit of the page, in order: the terms it matched.
     public var hitTerms: [[TermWeight]]
+    /// The query words that synonyms widened (the configuration's `[search] synonyms`), and with what.
+    public var synonyms: [QuerySynonyms.Use] = []
+    /// With ``SearchRequest/prefix``: the last word, which also matched as the start of words.
+    public var typedWord: String?
+    /// The most frequent words of the index starting with ``typedWord`` (some of those it matched).
+    public var completions: [String] = []
 }

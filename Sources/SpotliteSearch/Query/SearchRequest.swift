@@ -42,6 +42,10 @@ public struct SearchRequest: Sendable, Hashable {
         /// With these parameters (their `minimumWords` still applies).
         case on(QueryExpansion)
     }
+    /// Search as you type: the last word of ``query``, when nothing follows it, also matches as the start of words
+    /// (`clickh` finds `clickhouse`). The most frequent completions count as one word, and the word as typed adds
+    /// its own weight, so whole-word matches are not pushed down by the many words it starts.
+    public var prefix: Bool = false
     /// Seconds the search may run; past them it fails with ``SearchError/overBudget(query:reason:)`` rather than
     /// answer from part of the index.
     public var timeLimit: Double = SearchRequest.defaultTimeLimit
@@ -72,7 +76,9 @@ public struct SearchRequest: Sendable, Hashable {
     public init(_ query: String, entities: [String] = [], filters: [SearchFilter] = [], offset: Int = 0,
                 limit: Int = 10, sort: SearchSort = .relevance, facets: [String] = [],
                 snippet: SnippetOptions = SnippetOptions(), correctsSpelling: Bool = true,
-                defaultOperator: DefaultOperator = .or, expansion: Expansion = .configured, explains: Bool = false) {
+                defaultOperator: DefaultOperator = .or, expansion: Expansion = .configured, explains: Bool = false,
+                prefix: Bool = false) {
+        self.prefix = prefix
         self.expansion = expansion
         self.explains = explains
         self.query = query

@@ -146,6 +146,12 @@ package final class XapianQueryParser {
         _ = try xapianCall { cx_query_parser_set_max_wildcard_expansion(handle, limit, $0) }
     }
 
+    /// Makes the last word of a text parsed with `.partial` match at most `limit` words starting with it (1 to
+    /// 10,000), the most frequent ones, besides the word itself; more never fail the search.
+    package func setPartialLimit(_ limit: UInt32) throws {
+        _ = try xapianCall { cx_query_parser_set_max_partial_expansion(handle, limit, $0) }
+    }
+
     /// Parses `text`.
     /// - Throws: `XapianError` with `.queryParser` for malformed text such as `invoice AND`.
     package func parse(_ text: String, flags: Flags = .standard) throws -> XapianQuery {

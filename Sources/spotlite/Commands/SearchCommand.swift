@@ -21,6 +21,7 @@ struct SearchCommand: AsyncParsableCommand {
           spotlite search '"full text" search' --limit 5
           spotlite search database --filter section:database --facet section
           spotlite search 'name:sql*' --sort=-size --json
+          spotlite search --prefix clickh
           spotlite search --queries queries.txt --json
         """
     )
@@ -59,8 +60,11 @@ struct SearchCommand: AsyncParsableCommand {
         "Re-rank with words of the best matches (pseudo-relevance feedback), whatever the query's length; --no-expand never does (default: the configuration's [search] expand, for queries of 5 words or more)."))
     var expand: Bool?
 
-    @Flag(help: "Also print the parsed and expanded query and what each matched word adds to each hit's score.")
+    @Flag(help: "Also print the parsed and expanded query, the synonyms and completions it used, and what each matched word adds to each hit's score.")
     var explain = false
+
+    @Flag(help: "Search as you type: the last word also matches as the start of a word (clickh finds clickhouse).")
+    var prefix = false
 
     @Flag(help: "Print results as JSON.")
     var json = false
@@ -116,7 +120,7 @@ struct SearchCommand: AsyncParsableCommand {
                           sort: SearchSort(parsing: sort), facets: facets,
                           snippet: SnippetOptions(highlightStart: highlight ? Terminal.bold : "",
                                                   highlightEnd: highlight ? Terminal.reset : "", format: .plain),
-                          expansion: expansion, explains: explain)
+                          expansion: expansion, explains: explain, prefix: prefix)
         }
         if let queries {
             // Each searcher holds its own open databases: the extra ones are opened only for a batch.
@@ -257,6 +261,14 @@ struct SearchCommand: AsyncParsableCommand {
         if let explanation = results.explanation {
             lines.append(Terminal.faint("Parsed:   ") + explanation.parsedQuery)
             lines.append(Terminal.faint("Searched: ") + explanation.executedQuery)
+            for use in explanation.synonyms {
+                lines.append(Terminal.faint("Synonyms: ") + use.words + " → " + use.synonyms.joined(separator: ", "))
+            }
+            if let word = explanation.typedWord {
+                let shown = explanation.completions.isEmpty ? "no word of the index starts with it"
+                    : explanation.completions.joined(separator: ", ")
+                lines.append(Terminal.faint("Prefix:   ") + word + "… → " + shown + Terminal.faint(" (the most frequent)"))
+            }
             if !explanation.addedTerms.isEmpty {
                 lines.append(Terminal.faint("Added by expansion: ") + explanation.addedTerms
                     .map { "\($0.term) ×\(String(format: "%.3f", $0.scale))" }.joined(separator: ", "))

@@ -32,6 +32,9 @@ public struct SpotliteConfiguration: Sendable, Hashable {
     public var model: ModelConfiguration?
     /// The `[search]` table: how searches weight and widen queries (default ``RankingOptions/measured``).
     public var ranking: RankingOptions = .measured
+    /// The `[search] synonyms` table: each word or phrase also finds these words or phrases (``QuerySynonyms``).
+    /// Applied when queries are parsed, so changing it needs no rebuild; empty: none.
+    public var synonyms: [String: [String]] = [:]
 
     /// Creates a configuration in Swift. Paths are kept as given; call ``validate(source:)`` before use.
     public init(

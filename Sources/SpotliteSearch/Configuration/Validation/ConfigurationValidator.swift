@@ -15,6 +15,7 @@ struct ConfigurationValidator {
         try validateHistory(configuration.history, indexerAuthor: configuration.indexer.author)
         try validateIndexer(configuration.indexer)
         try validateSearch(configuration.ranking)
+        try validateSynonyms(configuration.synonyms)
         try validateEntities(configuration.entities)
         let textFields = Set(configuration.entities.flatMap { $0.fields.filter { $0.type == .text }.map(\.name) })
         for name in configuration.indexer.spelling ?? [] where !textFields.contains(name) {
@@ -49,6 +50,24 @@ struct ConfigurationValidator {
                       expansion.weight)
             try check(expansion.minimumWords >= 1, path.appending("min_words"), Expectation.atLeastOne,
                       Double(expansion.minimumWords))
+        }
+    }
+
+    private func validateSynonyms(_ synonyms: [String: [String]]) throws(ConfigurationError) {
+        let path = ConfigurationKeyPath("search").appending("synonyms")
+        for key in synonyms.keys.sorted() {
+            if let problem = QuerySynonyms.problem(withWords: key) {
+                throw error(at: path.appending(key), .invalidValue, "the key \(ConfigurationKeyPath.quoted(key)) \(problem)")
+            }
+            let values = synonyms[key]!
+            if values.isEmpty {
+                throw error(at: path.appending(key), .invalidValue, "expected \(Expectation.synonymList); found an empty array (remove the key, or list its synonyms)")
+            }
+            for value in values {
+                if let problem = QuerySynonyms.problem(withWords: value) {
+                    throw error(at: path.appending(key), .invalidValue, "the synonym \(ConfigurationKeyPath.quoted(value)) \(problem)")
+                }
+            }
         }
     }
 

@@ -24,6 +24,8 @@ package enum Expectation {
     package static let proximityWindow = "an integer ≥ 2 (word positions)"
     package static let expand = "true, false or { documents = 5, terms = 20, weight = 0.5, min_words = 5 }"
     package static let positiveWeight = "a number > 0"
+    package static let synonyms = "a table of words or phrases, each with an array of synonyms, e.g. synonyms = { db = [\"database\"], \"text editor\" = [\"editor\"] }"
+    package static let synonymList = "an array of words or phrases, e.g. [\"database\"]"
     package static let atLeastOne = "an integer ≥ 1"
     package static let entities = "a table of entities, e.g. [entities.Package]"
     package static let entity = "a table with key and fields, e.g. [entities.Package]"

@@ -1,0 +1,68 @@
+import Synchronization
+
+/// Request counts and latencies by route, written out in Prometheus' text format by `/metrics`.
+final class ServerMetrics: Sendable {
+    /// Upper bounds of the latency histogram's buckets, in seconds.
+    static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+
+    private struct Histogram {
+        var counts = [Int](repeating: 0, count: ServerMetrics.buckets.count)
+        var count = 0
+        var sum = 0.0
+    }
+
+    private struct State {
+        var requests: [String: Int] = [:]
+        var latency: [String: Histogram] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// The routes metrics name: the paths the server answers, `other` for the rest, so that a scan of random paths
+    /// cannot grow the metrics without bound.
+    static func route(of path: String) -> String {
+        if path.hasPrefix("/records/") { return "/records" }
+        return ["/", "/search", "/status", "/health", "/metrics", "/events", "/openapi.json"].contains(path) ? path : "other"
+    }
+
+    func record(route: String, method: String, status: Int, seconds: Double) {
+        state.withLock { state in
+            state.requests["route=\"\(route)\",method=\"\(method)\",status=\"\(status)\"", default: 0] += 1
+            var histogram = state.latency[route] ?? Histogram()
+            for (index, bound) in Self.buckets.enumerated() where seconds <= bound { histogram.counts[index] += 1 }
+            histogram.count += 1
+            histogram.sum += seconds
+            state.latency[route] = histogram
+        }
+    }
+
+    /// The metrics as Prometheus text, with the index's `documents` and `token` (nil: unknown).
+    func text(documents: Int?, token: Int64?) -> String {
+        var lines: [String] = []
+        state.withLock { state in
+            lines.append("# HELP spotlite_http_requests_total HTTP requests answered, by route, method and status.")
+            lines.append("# TYPE spotlite_http_requests_total counter")
+            for labels in state.requests.keys.sorted() {
+                lines.append("spotlite_http_requests_total{\(labels)} \(state.requests[labels]!)")
+            }
+            lines.append("# HELP spotlite_http_request_duration_seconds Time to answer HTTP requests, by route.")
+            lines.append("# TYPE spotlite_http_request_duration_seconds histogram")
+            for route in state.latency.keys.sorted() {
+                let histogram = state.latency[route]!
+                for (index, bound) in Self.buckets.enumerated() {
+                    lines.append("spotlite_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(histogram.counts[index])")
+                }
+                lines.append("spotlite_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(histogram.count)")
+                lines.append("spotlite_http_request_duration_seconds_sum{route=\"\(route)\"} \(histogram.sum)")
+                lines.append("spotlite_http_request_duration_seconds_count{route=\"\(route)\"} \(histogram.count)")
+            }
+        }
+        lines.append("# HELP spotlite_index_documents Documents in the index.")
+        lines.append("# TYPE spotlite_index_documents gauge")
+        if let documents { lines.append("spotlite_index_documents \(documents)") }
+        lines.append("# HELP spotlite_index_token The history token the index reflects.")
+        lines.append("# TYPE spotlite_index_token gauge")
+        if let token { lines.append("spotlite_index_token \(token)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

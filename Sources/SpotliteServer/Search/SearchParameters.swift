@@ -1,0 +1,195 @@
+import Foundation
+import SpotliteSearch
+
+/// The parameters of `/search`, from the query string or a JSON body (the same names; the repeatable ones are arrays
+/// in JSON), checked as the command line checks its options, with the same sentences.
+struct SearchParameters: Sendable, Equatable {
+    var q = ""
+    var entities: [String] = []
+    var filters: [String] = []
+    var limit = 10
+    var offset = 0
+    var sort = "relevance"
+    var facets: [String] = []
+    var mode = "keyword"
+    var prefix = false
+    var allowPartial = false
+    /// Snippets as HTML with the matched words in `<mark>` (the search page's); plain text otherwise, as the command
+    /// line's JSON has them.
+    var highlight = false
+
+    static let maximumBodyBytes = 64 * 1024
+    static let repeatable: Set<String> = ["entity", "filter", "facet"]
+    static let names = ["q", "entity", "filter", "limit", "offset", "sort", "facet", "mode", "prefix", "allow_partial", "highlight"]
+    /// Search modes: only keyword search until embeddings are configured.
+    static let modes = ["keyword"]
+    static let limits = 0...SearchRequest.maximumLimit
+    static let offsets = 0...SearchRequest.maximumOffset
+
+    init() {}
+
+    /// From a query string's parameters, in order.
+    init(query: [(name: String, value: String)]) throws(Problem) {
+        for (name, value) in query {
+            switch name {
+            case "q": q = q.isEmpty ? value : q + " " + value
+            case "entity": entities.append(value)
+            case "filter": filters.append(value)
+            case "facet": facets.append(value)
+            case "limit": limit = try Self.integer(value, name: name)
+            case "offset": offset = try Self.integer(value, name: name)
+            case "sort": sort = value
+            case "mode": mode = value
+            case "prefix": prefix = try Self.boolean(value, name: name)
+            case "allow_partial": allowPartial = try Self.boolean(value, name: name)
+            case "highlight": highlight = try Self.boolean(value, name: name)
+            default: throw Self.unknown(name)
+            }
+        }
+        try check()
+    }
+
+    /// From a JSON body: an object with the same names.
+    init(json body: Data) throws(Problem) {
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+        } catch {
+            throw Problem(.badRequest, "the body is not valid JSON (\(Self.reason(error))); send an object such as {\"q\": \"vim\", \"limit\": 5}")
+        }
+        guard let object = parsed as? [String: Any] else {
+            throw Problem(.badRequest, "the body is JSON but not an object; send an object such as {\"q\": \"vim\", \"limit\": 5}")
+        }
+        for name in object.keys.sorted() {
+            let value = object[name]!
+            switch name {
+            case "q": q = try Self.string(value, name: name)
+            case "entity": entities = try Self.strings(value, name: name)
+            case "filter": filters = try Self.strings(value, name: name)
+            case "facet": facets = try Self.strings(value, name: name)
+            case "limit": limit = try Self.integer(value, name: name)
+            case "offset": offset = try Self.integer(value, name: name)
+            case "sort": sort = try Self.string(value, name: name)
+            case "mode": mode = try Self.string(value, name: name)
+            case "prefix": prefix = try Self.boolean(value, name: name)
+            case "allow_partial": allowPartial = try Self.boolean(value, name: name)
+            case "highlight": highlight = try Self.boolean(value, name: name)
+            default: throw Self.unknown(name)
+            }
+        }
+        try check()
+    }
+
+    /// The command line's `validate()`: ranges, and something to search for.
+    private func check() throws(Problem) {
+        try Self.check(limit, in: Self.limits, name: "limit", hint: "; page through more hits with offset")
+        try Self.check(offset, in: Self.offsets, name: "offset")
+        guard Self.modes.contains(mode) else {
+            if ["semantic", "hybrid"].contains(mode) {
+                throw Problem(.badRequest, "mode \(mode) needs embeddings, which this server does not have; use mode=keyword")
+            }
+            throw Problem(.badRequest, "mode must be keyword, semantic or hybrid, not \(mode.debugDescription)")
+        }
+        if q.trimmingCharacters(in: .whitespaces).isEmpty && filters.isEmpty && entities.isEmpty {
+            throw Problem(.badRequest, "give a query (q=vim), a filter or an entity")
+        }
+    }
+
+    /// The library's request; a filter that is not `FIELD:VALUE` is an error with the command line's sentence.
+    func request() throws(Problem) -> SearchRequest {
+        let parsedFilters: [SearchFilter]
+        do {
+            parsedFilters = try filters.map(SearchFilter.init(parsing:))
+        } catch let error as SearchError {
+            throw Problem(.badRequest, error.commandLineDescription)
+        } catch {
+            throw Problem(.badRequest, "\(error)")
+        }
+        let snippet = highlight
+            ? SnippetOptions(highlightStart: "<mark>", highlightEnd: "</mark>", format: .html)
+            : SnippetOptions(format: .plain)
+        return SearchRequest(q, entities: entities, filters: parsedFilters, offset: offset, limit: limit,
+                             sort: SearchSort(parsing: sort), facets: facets, snippet: snippet, prefix: prefix)
+    }
+
+    private static func unknown(_ name: String) -> Problem {
+        Problem(.badRequest, "unknown parameter \(name.debugDescription); the parameters are \(names.joined(separator: ", "))")
+    }
+
+    private static func check(_ value: Int, in range: ClosedRange<Int>, name: String, hint: String = "") throws(Problem) {
+        if value < range.lowerBound { throw Problem(.badRequest, "\(name) must be ≥ \(range.lowerBound), not \(value)") }
+        if value > range.upperBound {
+            throw Problem(.badRequest, "\(name) must be ≤ \(grouped(range.upperBound)), not \(value)\(hint)")
+        }
+    }
+
+    /// `10000` as `10,000`, as the command line writes numbers.
+    static func grouped(_ number: Int) -> String {
+        let digits = String(number.magnitude)
+        var result = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return (number < 0 ? "-" : "") + result
+    }
+
+    private static func integer(_ value: String, name: String) throws(Problem) -> Int {
+        guard let number = Int(value) else { throw Problem(.badRequest, "\(name) must be a whole number, not \(value.debugDescription)") }
+        return number
+    }
+
+    private static func boolean(_ value: String, name: String) throws(Problem) -> Bool {
+        switch value {
+        case "true", "1", "": return true
+        case "false", "0": return false
+        default: throw Problem(.badRequest, "\(name) must be true or false, not \(value.debugDescription)")
+        }
+    }
+
+    private static func string(_ value: Any, name: String) throws(Problem) -> String {
+        guard let text = value as? String else { throw Problem(.badRequest, "\(name) must be a string in a JSON body, not \(describe(value))") }
+        return text
+    }
+
+    private static func strings(_ value: Any, name: String) throws(Problem) -> [String] {
+        guard let array = value as? [Any], let texts = array as? [String] else {
+            throw Problem(.badRequest, "\(name) must be an array of strings in a JSON body, not \(describe(value))")
+        }
+        return texts
+    }
+
+    private static func integer(_ value: Any, name: String) throws(Problem) -> Int {
+        guard let number = value as? NSNumber, !isBoolean(number), let whole = Int(exactly: number.doubleValue) else {
+            throw Problem(.badRequest, "\(name) must be a whole number in a JSON body, not \(describe(value))")
+        }
+        return whole
+    }
+
+    private static func boolean(_ value: Any, name: String) throws(Problem) -> Bool {
+        guard let number = value as? NSNumber, isBoolean(number) else {
+            throw Problem(.badRequest, "\(name) must be true or false in a JSON body, not \(describe(value))")
+        }
+        return number.boolValue
+    }
+
+    /// Whether JSON's `true` or `false` (Foundation hands them out as numbers of type `c`, a char).
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
+    }
+
+    private static func describe(_ value: Any) -> String {
+        switch value {
+        case let text as String: return "the string \(text.debugDescription)"
+        case let number as NSNumber: return isBoolean(number) ? "\(number.boolValue)" : "the number \(number)"
+        case is [Any]: return "an array"
+        case is [String: Any]: return "an object"
+        default: return "null"
+        }
+    }
+
+    private static func reason(_ error: Error) -> String {
+        let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
+        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Hummingbird
+import SpotliteJSON
+import SpotliteSearch
+import SpotliteStore
+
+/// What the HTTP routes answer, apart from HTTP: searches on the reader pools, records from the store, the index's
+/// status and health, and metrics.
+final class SearchService: Sendable {
+    let configuration: SpotliteConfiguration
+    let store: SpotliteStore
+    let indexer: SpotliteIndexer
+    let events: IndexEvents
+    let metrics = ServerMetrics()
+    private let readers: ReaderPool
+    /// Searchers that answer from the shards they can reach (`allow_partial=true`).
+    private let partialReaders: ReaderPool
+    private let records: RecordReader
+
+    init(configuration: SpotliteConfiguration, store: SpotliteStore, indexer: SpotliteIndexer, events: IndexEvents,
+         searchers: Int) throws {
+        self.configuration = configuration
+        self.store = store
+        self.indexer = indexer
+        self.events = events
+        readers = try ReaderPool(count: searchers) {
+            try IndexSearcher(configuration: configuration, store: store)
+        }
+        partialReaders = try ReaderPool(count: searchers) {
+            try IndexSearcher(configuration: configuration, store: store, allowsPartialResults: true)
+        }
+        records = RecordReader(configuration: configuration, store: store)
+    }
+
+    /// `/search`: the JSON of `spotlite search --json`, with the search's time in a `Server-Timing` header.
+    func search(_ parameters: SearchParameters) async throws -> Response {
+        let request = try parameters.request()
+        let pool = parameters.allowPartial ? partialReaders : readers
+        let (bytes, seconds) = try await pool.withSearcher { searcher in
+            let results: SearchResults
+            do {
+                results = try searcher.search(request)
+            } catch let error as SearchError {
+                throw Self.problem(for: error)
+            }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(4096)
+            results.appendJSON(to: &bytes)
+            bytes.append(UInt8(ascii: "\n"))
+            return (bytes, results.seconds)
+        }
+        return Response(status: .ok,
+                        headers: [.contentType: "application/json",
+                                  .init("Server-Timing")!: "search;dur=\(String(format: "%.3f", seconds * 1000))"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// `/records/{entity}/{key}`.
+    func record(entity: String, key: String) async throws -> Response {
+        let records = self.records
+        let data = try await Self.blocking { try records.record(entity: entity, key: key) }
+        return Self.json(data)
+    }
+
+    /// `/status`: the JSON of `spotlite index status --json`.
+    func status() async throws -> Response {
+        let status: IndexStatus
+        do {
+            status = try await indexer.status()
+        } catch let error as SearchError {
+            throw Self.problem(for: error)
+        }
+        return Self.json(JSONDocument.line(status.jsonObject))
+    }
+
+    /// `/health`: 200 when the index can be searched, 503 with the reason otherwise.
+    func health() async -> Response {
+        do {
+            _ = try await readers.withSearcher { try $0.documentCount() }
+            return Self.json(JSONDocument.line(["status": "ok"]))
+        } catch {
+            let reason = (error as? SearchError)?.commandLineDescription ?? "\(error)"
+            return Self.json(JSONDocument.line(["status": "unavailable", "reason": reason]), status: .serviceUnavailable)
+        }
+    }
+
+    /// `/metrics`.
+    func metricsText() async -> Response {
+        let documents = try? await readers.withSearcher { try $0.documentCount() }
+        let text = metrics.text(documents: documents, token: events.lastToken)
+        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// A library error as an answer: the request's fault (400), the index's (503), or the server's (500).
+    static func problem(for error: SearchError) -> Problem {
+        switch error {
+        case .invalidQuery, .overBudget, .unknownEntity, .unknownField, .invalidFilter, .invalidRanking:
+            return Problem(.badRequest, error.commandLineDescription)
+        case .indexMissing, .indexLocked, .shardUnavailable, .indexCorrupt:
+            return Problem(.serviceUnavailable, error.commandLineDescription)
+        default:
+            return Problem(.internalServerError, error.commandLineDescription)
+        }
+    }
+
+    static func json(_ data: Data, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Runs blocking work (SQLite) outside Swift's cooperative pool.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}
