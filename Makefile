@@ -141,7 +141,8 @@ SEED ?= 1
 stress: release
 	.build/release/spotlite-reliability all --long --seed $(SEED)
 
-# `make install PREFIX=~/.local` installs the spotlite command, its man page and its bash, zsh and fish completions.
+# `make install PREFIX=~/.local` installs the spotlite command, its man page, its bash, zsh and fish completions, and
+# a hardened systemd unit for `spotlite serve` (PREFIX/lib/systemd/system/spotlite.service; docs/serve.md).
 # The binary is built in release mode with the Swift runtime linked in (in .build/install, apart from the other
 # builds), so it needs only the system's libxapian and libsqlite3. BINARY=path installs an existing binary instead,
 # without building (packagers, and the tests, which install the debug build into a temporary prefix).
@@ -157,19 +158,21 @@ install: $(if $(BINARY),,.build/install/release/spotlite)
 	@root="$(DESTDIR)$(PREFIX)"; \
 	set -e; \
 	install -d "$$root/bin" "$$root/share/man/man1" "$$root/share/bash-completion/completions" \
-	  "$$root/share/zsh/site-functions" "$$root/share/fish/vendor_completions.d"; \
+	  "$$root/share/zsh/site-functions" "$$root/share/fish/vendor_completions.d" "$$root/lib/systemd/system"; \
 	install -m 755 "$(INSTALL_BINARY)" "$$root/bin/spotlite"; \
 	"$$root/bin/spotlite" manual > "$$root/share/man/man1/spotlite.1"; \
 	"$$root/bin/spotlite" --generate-completion-script bash > "$$root/share/bash-completion/completions/spotlite"; \
 	"$$root/bin/spotlite" --generate-completion-script zsh > "$$root/share/zsh/site-functions/_spotlite"; \
 	"$$root/bin/spotlite" --generate-completion-script fish > "$$root/share/fish/vendor_completions.d/spotlite.fish"; \
-	echo "Installed $$root/bin/spotlite, its man page (man spotlite) and bash, zsh and fish completions."; \
+	sed 's|@BINDIR@|$(PREFIX)/bin|' config/systemd/spotlite.service > "$$root/lib/systemd/system/spotlite.service"; \
+	chmod 644 "$$root/lib/systemd/system/spotlite.service"; \
+	echo "Installed $$root/bin/spotlite, its man page (man spotlite), bash, zsh and fish completions and the systemd unit spotlite.service."; \
 	case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "Add $(PREFIX)/bin to your PATH to run spotlite by name." ;; esac
 
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/spotlite" "$(DESTDIR)$(PREFIX)/share/man/man1/spotlite.1" \
 	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/spotlite" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_spotlite" \
-	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/spotlite.fish"
+	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/spotlite.fish" "$(DESTDIR)$(PREFIX)/lib/systemd/system/spotlite.service"
 
 clean:
 	rm -rf .build

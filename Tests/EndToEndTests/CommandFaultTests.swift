@@ -159,4 +159,22 @@ struct CommandFaultTests {
         #expect(over.status == 3, "\(over.status)")
         #expect(over.stderr.contains("1001 words, more than 1000"), "\(over.stderr)")
     }
+
+    @Test("an import that fills the disk names the store and how far it got",
+          .enabled(if: SmallFileSystem.unavailableReason == nil, "needs root to mount a small tmpfs"))
+    func importOnAFullDiskNamesTheStoreAndHowFarItGot() throws {
+        let scratch = try CommandLineTool()
+        defer { scratch.remove() }
+        let disk = try SmallFileSystem(megabytes: 2, at: scratch.path("disk"))
+        let store = disk.path + "/store.sqlite"
+        let tool = try CommandLineTool(configuration: Self.configuration(index: disk.path + "/search", store: store))
+        defer { tool.remove() }
+        let filler = String(repeating: "words to fill the disk ", count: 40)
+        let lines = (0..<4000).map { #"{"name": "p\#($0)", "summary": "package \#($0)", "description": "\#(filler)"}"# }
+        try tool.write(lines.joined(separator: "\n") + "\n", to: "many.jsonl")
+        let output = try tool.run(["import", "many.jsonl", "--entity", "Package", "--batch", "100"])
+        #expect(output.status == 4, "\(output.stderr)")
+        #expect(output.stderr.contains("the store \(store) failed during the import")
+                && output.stderr.contains("committed before it are kept"), "\(output.stderr)")
+    }
 }

@@ -53,6 +53,13 @@ struct NewcomerTests {
             let text = (try? String(contentsOf: prefix.appendingPathComponent(file), encoding: .utf8)) ?? ""
             #expect(text.contains("spotlite"), "\(file) was installed")
         }
+        let unit = try String(contentsOf: prefix.appendingPathComponent("lib/systemd/system/spotlite.service"), encoding: .utf8)
+        #expect(unit.contains("ExecStart=\(prefix.path)/bin/spotlite serve --config /etc/spotlite/spotlite.toml"))
+        for option in ["DynamicUser=yes", "ProtectSystem=strict", "ReadOnlyPaths=/etc/spotlite", "ReadWritePaths=/var/lib/spotlite",
+                       "NoNewPrivileges=yes", "KillSignal=SIGTERM"] {
+            #expect(unit.contains("\n" + option + "\n"), "the unit sets \(option)")
+        }
+        #expect(!unit.contains("@BINDIR@"))
         let manual = try String(contentsOf: prefix.appendingPathComponent("share/man/man1/spotlite.1"), encoding: .utf8)
         #expect(manual.hasPrefix(".TH SPOTLITE 1"))
         for command in ["spotlite init", "spotlite import", "spotlite index update", "spotlite search", "spotlite history list",

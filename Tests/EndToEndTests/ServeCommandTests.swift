@@ -192,6 +192,30 @@ struct ServeCommandTests {
         #expect(answeredOthers >= 10)
     }
 
+    @Test("1,000 connections opened and left idle: the server answers everyone else, and closes them in time")
+    func idleConnections() throws {
+        let tool = try Self.indexedTool()
+        defer { tool.remove() }
+        let server = try ServeProcess(tool: tool, arguments: ["--no-watch", "--request-timeout", "2"])
+        defer { server.stop() }
+        let http = server.http
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        let count = min(1_000, Int(limit.rlim_cur) - 100)
+        var sockets: [Int32] = []
+        defer { for socket in sockets { close(socket) } }
+        for _ in 0..<count { sockets.append(try http.connect(timeout: 10)) }
+        #expect(try http.get("/search?q=sqlite").status == 200, "answered with \(count) idle connections open")
+        let closedAll = eventually(timeout: 30) {
+            sockets.allSatisfy { socket in
+                var byte: UInt8 = 0
+                return recv(socket, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+            }
+        }
+        #expect(closedAll, "every idle connection was closed by the server")
+        #expect(try http.get("/health").status == 200)
+    }
+
     @Test("an API key is required when given, compared as sent; another host without one is refused")
     func apiKey() throws {
         let tool = try Self.indexedTool()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GRDB
 import Spotlite
 
 struct ImportCommand: AsyncParsableCommand {
@@ -48,6 +49,16 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
+    /// A store that failed under the import (a full disk, a read-only file): which store, and how far the import
+    /// got, since the batches committed before the failure are kept.
+    static func storeFailure(_ error: DatabaseError, store: SpotliteStore, path: String,
+                             after token: HistoryToken?) -> CommandFailure {
+        let committed = (try? store.countHistory(HistoryRequest.after(token))) ?? 0
+        let kept = committed == 0 ? "no batch of this import was committed"
+            : "the \(Plural.count(committed, "batch", plural: "batches"))\((try? store.currentToken()).flatMap { $0 }.map { " (up to token \($0))" } ?? "") committed before it \(committed == 1 ? "is" : "are") kept, and running the import again finds those lines unchanged"
+        return CommandFailure(message: "the store \(path) failed during the import: SQLite error \(error.resultCode.rawValue): \(error.message ?? "\(error)"); \(kept); free some space (or make the store writable) and run the import again", status: ExitStatus.failure)
+    }
+
     func run() async throws {
         let environment = try CommandEnvironment(options: options)
         try environment.requireEntities()
@@ -61,8 +72,10 @@ struct ImportCommand: AsyncParsableCommand {
         let summary: RecordImporter.Summary
         let started = Date()
         var store: SpotliteStore?
+        var tokenBefore: HistoryToken?
         do {
             store = try environment.openStore(create: true, recording: &created)
+            tokenBefore = try store?.currentToken()
             let importer = try RecordImporter(store: store!, entity: entity, author: author, contextName: context, batchSize: batch)
             let bar = ProgressBar(label: "Importing", unit: "bytes", enabled: environment.showsProgress)
             do {
@@ -82,6 +95,8 @@ struct ImportCommand: AsyncParsableCommand {
             if created.storePath != nil, (try? store?.historyStatistics().transactions) ?? 0 == 0 {
                 store = nil
                 created.remove()
+            } else if let failure = error as? DatabaseError, let store {
+                throw Self.storeFailure(failure, store: store, path: environment.configuration.storePath, after: tokenBefore)
             }
             throw error
         }
