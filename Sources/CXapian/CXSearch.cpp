@@ -112,7 +112,7 @@ Xapian::Query expanded(Xapian::Enquire &enquire, const Xapian::Query &query, con
     }
     Xapian::Query expansion(Xapian::Query::OP_SCALE_WEIGHT,
                             Xapian::Query(Xapian::Query::OP_OR, added.begin(), added.end()), scale);
-    // AND_MAYBE rather than OR: as good on the judged sets (README), and what matches stays what the user asked for.
+    // AND_MAYBE rather than OR: as good on the judged sets (docs/benchmarks.md), and what matches stays what the user asked for.
     return Xapian::Query(Xapian::Query::OP_AND_MAYBE, query, expansion);
 }
 

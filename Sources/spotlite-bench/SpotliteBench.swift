@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import SpotliteTooling
 
-/// `spotlite-bench`: the benchmark suite. Runs the figures of the README's Benchmarks section over a JSON Lines
+/// `spotlite-bench`: the benchmark suite. Runs the figures of docs/benchmarks.md over a JSON Lines
 /// corpus, prints a table and writes the measurements as JSON.
 @main
 struct SpotliteBench: AsyncParsableCommand {

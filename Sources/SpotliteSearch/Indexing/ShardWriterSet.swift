@@ -40,7 +40,7 @@ final class ShardWriterSet {
     /// writer, shared among the shards, so a rebuild's memory does not grow with the shard count. Each writer
     /// buffers its documents' postings (about 175 MiB for 10,000 Debian packages), so at Xapian's default 2 shards
     /// peaked at 310 MiB and 4 at 610 MiB; with 5,000 each, 2 shards peaked at 195 MiB and used
-    /// less CPU (smaller in-memory maps; README, figure 9). Nil for one shard: Xapian's own default.
+    /// less CPU (smaller in-memory maps; docs/benchmarks.md, figure 9). Nil for one shard: Xapian's own default.
     static func rebuildFlushThreshold(shards: Int) -> Int? {
         shards > 1 ? max(1000, 10_000 / shards) : nil
     }

@@ -85,22 +85,20 @@ extension SpotliteIndexer {
         return try largeBacklogReason(layout: layout)
     }
 
-    /// Pending changes past this share of the index's documents are applied by a rebuild instead. Measured on the
-    /// 63,666-record corpus (2026-11-25, quiet machine, 2 shards), applying an UPDATE of every row took 0.80× a
-    /// rebuild in wall time and 0.75× in CPU time, so applying breaks even at about 126% of the documents; the line
-    /// is at 100%, a margin for noisier machines and for inserts (a fresh document costs a rebuild's share, without
-    /// the rebuild's compact index). Changes, not distinct records, are counted, so only a backlog that touches
-    /// rows more than once, or grows the index past twice its size, rebuilds. Deletes count as much as updates, and
-    /// the line is drawn at the documents the rebuild would write: removing a document takes its words out of the
-    /// spelling data and its postings out of every term's list (2026-11-26, in turn: 40,000 of the 63,666 rows
-    /// deleted took 17.5 s to apply, 0.44 ms each, while rebuilding the 23,666 left took 10.3 s; 10,000 deleted,
-    /// 5.0 s).
+    /// Pending changes past this share of the index's documents are applied by a rebuild instead. Applying an
+    /// UPDATE of every row costs less than a rebuild, and breaks even somewhat above one change per document (the
+    /// benchmark's large-update figure, docs/benchmarks.md); the line is at 100%, a margin for noisier machines and
+    /// for inserts (a fresh document costs a rebuild's share, without the rebuild's compact index). Changes, not
+    /// distinct records, are counted, so only a backlog that touches rows more than once, or grows the index past
+    /// twice its size, rebuilds. Deletes count as much as updates, and the line is drawn at the documents the
+    /// rebuild would write: removing a document takes its words out of the spelling data and its postings out of
+    /// every term's list, which costs about what an update does.
     package static let rebuildShare = 1.0
     /// Below this many documents a rebuild saves too little to be worth a second code path.
     static let rebuildShareMinimumDocuments = 1000
     /// What an update of stored, number or date columns alone weighs against one that changes terms: its document's
-    /// terms are kept (``ShardWriter/Context/writeRest(_:)``). Measured on the same corpus (2026-11-26, 10,000 rows'
-    /// version against 10,000 descriptions, `spotlite index update`, in turn): 0.25× the wall time, 0.22× the CPU.
+    /// terms are kept (``ShardWriter/Context/writeRest(_:)``), which measured about a quarter of a text update's
+    /// time (the benchmark's incremental figure, docs/benchmarks.md).
     static let valuesOnlyUpdateWeight = 0.25
 
     /// Why applying the pending history would cost more than a rebuild, or nil.

@@ -443,7 +443,7 @@ public final class IndexSearcher: Sendable {
             // A query that only excludes has no words to find near each other.
             if sortsByRelevance, let boost = ranking.proximity, Self.excludedItems(of: text) == nil {
                 // Applied to the best matches only (re-ranking): over every match it read the positions of every
-                // document holding two of the words, about 11 times the cost of the search (README, "Query speed").
+                // document holding two of the words, about 11 times the cost of the search (docs/benchmarks.md, "Query speed and the proximity boost").
                 proximity = XapianProximity(words: try parseWords(text, with: open.parser), window: boost.window,
                                             weight: boost.weight, depth: boost.depth)
             }
@@ -574,7 +574,7 @@ public final class IndexSearcher: Sendable {
             chosen = expansion
         }
         // Stems and their unstemmed twins are both added (a word then counts about twice): better on the judged sets
-        // than stems alone, at the same cost per added term (README, "Relevance").
+        // than stems alone, at the same cost per added term (docs/benchmarks.md, "Relevance on judged collections").
         return chosen.map {
             XapianExpansion(documents: $0.documents, terms: $0.terms, weight: $0.weight, stemmedOnly: false,
                             minimumTerms: $0.minimumWords)

@@ -2,7 +2,7 @@
 /// feedback and the stemming of query words. The `[search]` table of the configuration.
 ///
 /// The defaults (``measured``) were chosen with `spotlite-bench relevance` over three judged sets, and each lever was
-/// kept only where it helped on at least two of them (README, "Relevance"):
+/// kept only where it helped on at least two of them (docs/benchmarks.md, "Relevance on judged collections"):
 /// - BM25 k1 1.0, b 0.5 (Xapian's own defaults): the best trade-off across collections; the former k1 0.3, fitted
 ///   to one known-item set, cost 0.02–0.03 MAP on ad-hoc collections;
 /// - a proximity boost for consecutive query words (window 10, weight 0.25), re-ranking the best 50 matches:

@@ -40,7 +40,7 @@ struct RelevanceCommand: AsyncParsableCommand {
     var knownItemField: String?
     @Flag(help: "Also measure spelling correction: each query (and known item) with one seeded typo, searched with every word required; how often the suggestion restores the word, for the configured spelling fields and for the fields weighted above 1 only.")
     var spelling = false
-    @Flag(help: "Also measure each ranking lever on its own (the README's ablation table).")
+    @Flag(help: "Also measure each ranking lever on its own (the ablation table in docs/benchmarks.md).")
     var ablation = false
     @Option(help: "Write every measurement as JSON to this file.")
     var jsonOutput: String?

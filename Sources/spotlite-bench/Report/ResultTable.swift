@@ -1,4 +1,4 @@
-/// Prints table rows as a Markdown table (readable in a terminal, and pasted as is into the README).
+/// Prints table rows as a Markdown table (readable in a terminal, and pasted as is into docs/benchmarks.md).
 enum ResultTable {
     static func render(_ rows: [TableRow]) -> String {
         let header = ["Figure", "Measure", "Value", "Target", "Met"]
