@@ -5,7 +5,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SYSTEM_PACKAGES := libxapian-dev libsqlite3-dev sqlite3 xapian-tools
 JOBS ?=
 
-.PHONY: all deps build release test docs demo demo-data bench stress clean install uninstall
+.PHONY: all deps build release test tsan docs demo demo-data bench stress clean install uninstall
 
 all: build
 
@@ -42,6 +42,17 @@ test: deps
 	$(SWIFT) build --package-path Examples
 	Examples/.build/debug/EmbeddingConsumer
 	$(SWIFT) test --skip-build
+
+# ThreadSanitizer over the suites that run work on several threads: the store's (trackers, consumer drivers,
+# notifications, positions) and the indexer's and searcher's concurrent ones. A build of its own (.build-tsan), so
+# it never invalidates the normal one; CI runs it after `make test`. A race report fails the run (TSan's exit
+# status); Tests/ThreadSanitizer.supp says which reports are the sanitizer's blind spot and why.
+# TSAN_SUITES picks other suites (a regular expression over test names), e.g. `make tsan TSAN_SUITES=.` for all.
+TSAN_SUITES ?= SpotliteStoreTests|IndexerLiveModeTests|IndexerLifetimeTests|IndexUpdatesCommitTests|IndexerUpdateTests|ShardWriterFlushTests|ShardedIndexTests|SearcherPoolTests|SearchLongLivedTests|IndexerFailureTests
+tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp $(TSAN_OPTIONS)" \
+	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 
 # The demo reads the machine's package catalog; apt's English long descriptions make it richer. Fetching them is
 # best effort (no network, not root: the demo still runs, with short descriptions or its built-in sample).
