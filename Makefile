@@ -12,7 +12,7 @@ MODEL_DIR := $(MODELS_DIR)/all-MiniLM-L6-v2
 PYTHON ?= $(shell command -v python3 2>/dev/null || echo python3)
 JOBS ?=
 
-.PHONY: all deps system-packages model build release test docs demo demo-data bench stress clean install uninstall
+.PHONY: all deps system-packages model build release test tsan docs demo demo-data bench stress clean install uninstall
 
 all: build
 
@@ -83,6 +83,20 @@ test: deps
 	$(SWIFT) build --package-path Examples
 	Examples/.build/debug/EmbeddingConsumer
 	$(SWIFT) test --skip-build
+
+# ThreadSanitizer over the suites that run work on several threads: the store's (trackers, consumer drivers,
+# notifications, positions) and the indexer's and searcher's concurrent ones. A build of its own (.build-tsan), so
+# it never invalidates the normal one; CI runs it after `make test`. A race report fails the run (TSan's exit
+# status); Tests/ThreadSanitizer.supp says which reports are the sanitizer's blind spot and why.
+# TSAN_SUITES picks other suites (a regular expression over test names), e.g. `make tsan TSAN_SUITES=.` for all.
+# TSAN_SKIP leaves out the suite of concurrent writer processes (its work is in processes TSan does not watch,
+# and under TSan it runs past its time limit).
+TSAN_SUITES ?= SpotliteStoreTests|IndexerLiveModeTests|IndexerLifetimeTests|IndexUpdatesCommitTests|IndexerUpdateTests|ShardWriterFlushTests|ShardedIndexTests|SearcherPoolTests|SearchLongLivedTests|IndexerFailureTests
+TSAN_SKIP ?= ForeignWriterTests
+tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp $(TSAN_OPTIONS)" \
+	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)' --skip '$(TSAN_SKIP)'
 
 # The demo reads the machine's package catalog; apt's English long descriptions make it richer. Fetching them is
 # best effort (no network, not root: the demo still runs, with short descriptions or its built-in sample).
