@@ -32,6 +32,8 @@ struct EmbeddingsCommand: ParsableCommand {
     var threads: Int?
     @Option(help: "Queries for each latency measurement.")
     var queries = 1000
+    @Option(help: "Vectors searched exactly: the catalogue's, completed with synthetic ones when fewer were embedded (the catalogue has 63,666 records).")
+    var searchVectors = 63_666
     @Option(help: "Synthetic vectors for the HNSW measurement (0: skip).")
     var hnswVectors = 0
 
@@ -61,9 +63,16 @@ struct EmbeddingsCommand: ParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let index = try VectorIndex(path: folder, hnswThreshold: .max)
         let dimensions = encoder.dimensions
-        let upserts = (0..<catalogue.count).map { row in
+        var upserts = (0..<catalogue.count).map { row in
             VectorChanges.Upsert(record: RecordID(entity: "Package", key: row.databaseValue),
                                  vector: Array(catalogueVectors[(row * dimensions)..<((row + 1) * dimensions)]))
+        }
+        var synthetic = SyntheticVectors(dimensions: dimensions, seed: 7)
+        while upserts.count < searchVectors {
+            upserts.append(.init(record: RecordID(entity: "Synthetic", key: upserts.count.databaseValue), vector: synthetic.next()))
+        }
+        if upserts.count > catalogue.count {
+            print("(\(upserts.count - catalogue.count) synthetic vectors complete the \(catalogue.count) embedded ones for the search measurement)")
         }
         started = Date()
         try index.commit(VectorChanges(upserts: upserts), cursor: nil)
@@ -116,16 +125,8 @@ struct EmbeddingsCommand: ParsableCommand {
     }
 
     private func measureHNSW(count: Int, dimensions: Int) throws {
-        var state: UInt64 = 42
-        func next() -> Float {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Float(Int64(bitPattern: state >> 11) % 2_000_001) / 1_000_000 - 1
-        }
-        func vector() -> [Float] {
-            let values = (0..<dimensions).map { _ in next() }
-            let norm = values.reduce(0) { $0 + $1 * $1 }.squareRoot()
-            return values.map { $0 / norm }
-        }
+        var synthetic = SyntheticVectors(dimensions: dimensions, seed: 42)
+        func vector() -> [Float] { synthetic.next() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-bench-hnsw-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let graph = try VectorIndex(path: folder, hnswThreshold: 1)
@@ -194,4 +195,25 @@ struct EmbeddingsCommand: ParsableCommand {
 
     static func residentBytes() -> Int { status("VmRSS:") }
     static func peakResidentBytes() -> Int { status("VmHWM:") }
+}
+
+/// Normalised vectors of uniform random components, the same for the same seed.
+struct SyntheticVectors {
+    let dimensions: Int
+    private var state: UInt64
+
+    init(dimensions: Int, seed: UInt64) {
+        self.dimensions = dimensions
+        state = seed
+    }
+
+    mutating func next() -> [Float] {
+        var values = [Float](repeating: 0, count: dimensions)
+        for index in 0..<dimensions {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            values[index] = Float(Int64(bitPattern: state >> 11) % 2_000_001) / 1_000_000 - 1
+        }
+        let norm = values.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        return values.map { $0 / norm }
+    }
 }
