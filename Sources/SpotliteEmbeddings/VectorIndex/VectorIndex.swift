@@ -30,7 +30,8 @@ public final class VectorIndex: Sendable {
     private let database: DatabaseQueue
     private let memory: Mutex<Memory>
 
-    /// The default ``hnswThreshold``: exact search stays within a few milliseconds up to here.
+    /// The default ``hnswThreshold``: exact search returns the true nearest vectors, so the graph, which may miss
+    /// some, is only worth it where scanning every vector costs too much (docs/embeddings.md has the figures).
     public static let defaultHNSWThreshold = 200_000
 
     private struct Memory: ~Copyable {
