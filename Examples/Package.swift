@@ -11,10 +11,13 @@ let package = Package(
         .package(name: "Spotlite", path: ".."),
     ],
     targets: [
-        // A history consumer shaped like an embedding indexer, on the store product alone (no Xapian, no TOML).
+        // Semantic search of notes with a real sentence model: the embeddings product over the store (no Xapian, no TOML).
         .executableTarget(
             name: "EmbeddingConsumer",
-            dependencies: [.product(name: "SpotliteStore", package: "Spotlite")]
+            dependencies: [
+                .product(name: "SpotliteStore", package: "Spotlite"),
+                .product(name: "SpotliteEmbeddings", package: "Spotlite"),
+            ]
         ),
         // A notes app: store, tracker and search index configured in Swift.
         .executableTarget(

@@ -1,54 +1,16 @@
 import Foundation
-import Synchronization
+import SpotliteEmbeddings
 import SpotliteStore
 
-/// A stand-in for a vector database: one vector per note, kept in memory.
-final class VectorStore: Sendable {
-    private let vectors = Mutex<[String: [Double]]>([:])
-
-    func store(_ vector: [Double], for id: String) { vectors.withLock { $0[id] = vector } }
-    func remove(_ id: String) { _ = vectors.withLock { $0.removeValue(forKey: id) } }
-    func removeAll() { vectors.withLock { $0 = [:] } }
-    var count: Int { vectors.withLock { $0.count } }
-
-    /// The id whose vector is closest (cosine) to `vector`.
-    func nearest(to vector: [Double]) -> String? {
-        vectors.withLock { vectors in
-            vectors.max { cosine($0.value, vector) < cosine($1.value, vector) }?.key
-        }
-    }
-}
-
-/// A toy embedding: letter frequencies. A real consumer would call a model here.
-func embed(_ text: String) -> [Double] {
-    var vector = [Double](repeating: 0, count: 26)
-    for scalar in text.lowercased().unicodeScalars where ("a"..."z").contains(scalar) {
-        vector[Int(scalar.value - 97)] += 1
-    }
-    return vector
-}
-
-func cosine(_ a: [Double], _ b: [Double]) -> Double {
-    let dot = zip(a, b).map(*).reduce(0, +)
-    let norms = (a.map { $0 * $0 }.reduce(0, +) * b.map { $0 * $0 }.reduce(0, +)).squareRoot()
-    return norms == 0 ? 0 : dot / norms
-}
-
-/// The consumer: what to do with changed notes. Paging, positions, cleanup and live mode are the driver's.
-struct EmbeddingIndexer: HistoryConsumer {
-    let vectors: VectorStore
-    var consumerName: String { "embeddings" }
-    var filter: HistoryRequest { HistoryRequest(entities: ["Note"]) }
-
-    func document(for record: RecordID, in db: Database) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT title || ' ' || body FROM Note WHERE id = ?", arguments: [record.key])
-    }
-
-    func apply(_ batch: HistoryBatch<String>) async throws {
-        if batch.isFirstOfSnapshot { vectors.removeAll() }
-        for upsert in batch.upserts { vectors.store(embed(upsert.document), for: "\(upsert.record.key)") }
-        for record in batch.deletions { vectors.remove("\(record.key)") }
-    }
+// An app keeping vectors of its notes with a real sentence model, from the store's history: semantic search next to
+// (or without) the keyword index. `make deps` installs the model; SPOTLITE_MODEL_DIR points elsewhere.
+let modelPath = ProcessInfo.processInfo.environment["SPOTLITE_MODEL_DIR"] ?? "Index/models/all-MiniLM-L6-v2"
+let encoder: SentenceEncoder
+do {
+    encoder = try SentenceEncoder(directory: URL(fileURLWithPath: modelPath))
+} catch {
+    FileHandle.standardError.write(Data("EmbeddingConsumer: \(error)\n".utf8))
+    exit(1)
 }
 
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-example-\(UUID().uuidString)")
@@ -62,21 +24,30 @@ let model = StoreModel(entities: [
 ])
 let store = try SpotliteStore(path: directory.appendingPathComponent("notes.sqlite").path, model: model)
 try store.write(author: "app") { db in
-    try db.execute(sql: "INSERT INTO Note (id, title, body) VALUES ('n1', 'Groceries', 'milk, eggs, bread')")
-    try db.execute(sql: "INSERT INTO Note (id, title, body) VALUES ('n2', 'Zoo trip', 'zebras and yaks')")
+    try db.execute(sql: "INSERT INTO Note (id, title, body) VALUES ('n1', 'Groceries', 'milk, eggs, butter')")
+    try db.execute(sql: "INSERT INTO Note (id, title, body) VALUES ('n2', 'Sourdough', 'feed the starter, proof overnight, hot oven')")
+    try db.execute(sql: "INSERT INTO Note (id, title, body) VALUES ('n3', 'Car', 'book the garage to replace the brake pads')")
 }
 
-let vectors = VectorStore()
-let driver = try HistoryConsumerDriver(store: store, consumer: EmbeddingIndexer(vectors: vectors), start: .snapshot)
+// The vectors live in a SQLite file of their own, with the history cursor they reflect.
+let vectors = try VectorIndex(path: directory.appendingPathComponent("vectors").path)
+let embedder = EmbeddingIndexer(encoder: encoder, vectors: vectors, fields: ["Note": ["title", "body"]])
+let driver = try HistoryConsumerDriver(store: store, consumer: embedder, start: .snapshot)
 let first = try await driver.processPending()
-print("snapshot: \(first.upserts) notes embedded")
+print("snapshot: \(try vectors.state().vectors) notes embedded (resynchronised: \(first.snapshot))")
+
+func nearest(_ query: String) throws -> String {
+    let hit = try vectors.search(encoder.vector(for: query), limit: 1).first
+    return hit.map { "\(String.fromDatabaseValue($0.record.key) ?? "?") (\(String(format: "%.2f", $0.similarity)))" } ?? "none"
+}
+print("nearest to \"baking loaves of bread\": \(try nearest("baking loaves of bread"))")
 
 await driver.start()
 let written = try store.writeReturningToken(author: "app") { db in
-    try db.execute(sql: "INSERT INTO Note (id, title, body) VALUES ('n3', 'Jazz', 'quizzical saxophone riffs')")
-    try db.execute(sql: "DELETE FROM Note WHERE id = 'n1'")
+    try db.execute(sql: "INSERT INTO Note (id, title, body) VALUES ('n4', 'Zoo trip', 'zebras, giraffes and a sleepy lion')")
+    try db.execute(sql: "DELETE FROM Note WHERE id = 'n2'")
 }
 if let token = written.token { try await driver.waitUntilProcessed(through: token) }
 await driver.stop()
-print("live: \(vectors.count) notes embedded; nearest to \"zebra zoo\": \(vectors.nearest(to: embed("zebra zoo")) ?? "none")")
+print("live: \(try vectors.state().vectors) notes embedded; nearest to \"wild animals\": \(try nearest("wild animals"))")
 try await driver.unregister()

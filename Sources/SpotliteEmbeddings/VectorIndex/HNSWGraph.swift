@@ -6,7 +6,8 @@ final class HNSWGraph {
     private let handle: OpaquePointer
     let dimensions: Int
 
-    /// Connections per node and the candidate list while building: the values that reach recall 0.95 at 1M.
+    /// Connections per node and the candidate list while building: hnswlib's usual settings for vectors of a few
+    /// hundred dimensions (more costs build time and memory; fewer, recall).
     static let connections: Int32 = 16
     static let constructionCandidates: Int32 = 100
 

@@ -4,6 +4,10 @@ import GRDB
 import SpotliteStore
 import Synchronization
 
+#if _endian(big)
+#error("vectors are stored as little-endian Float32 and copied as they are in memory")
+#endif
+
 /// One vector per record, in a SQLite file of its own (`vectors.sqlite` in the index folder) together with the
 /// history cursor they reflect and the model that made them: a commit writes vectors, deletions and cursor in
 /// one transaction, so after a crash at any point the file holds either the batch and its cursor or neither.
@@ -26,7 +30,8 @@ public final class VectorIndex: Sendable {
     private let database: DatabaseQueue
     private let memory: Mutex<Memory>
 
-    /// The default ``hnswThreshold``: exact search stays within a few milliseconds up to here.
+    /// The default ``hnswThreshold``: exact search returns the true nearest vectors, so the graph, which may miss
+    /// some, is only worth it where scanning every vector costs too much (docs/embeddings.md has the figures).
     public static let defaultHNSWThreshold = 200_000
 
     private struct Memory: ~Copyable {
@@ -142,16 +147,17 @@ public final class VectorIndex: Sendable {
         }
     }
 
+    // Vectors are stored as little-endian Float32, the byte order of every platform Swift runs on here.
     static func floats(_ data: Data) -> [Float] {
-        data.withUnsafeBytes { raw in
-            (0..<(raw.count / 4)).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+        var vector = [Float](repeating: 0, count: data.count / 4)
+        vector.withUnsafeMutableBytes { destination in
+            data.withUnsafeBytes { source in destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[0..<destination.count])) }
         }
+        return vector
     }
 
     static func data(_ vector: [Float]) -> Data {
-        var data = Data(capacity: vector.count * 4)
-        for value in vector { withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
-        return data
+        vector.withUnsafeBytes { Data($0) }
     }
 
     // MARK: Writing
