@@ -22,9 +22,10 @@ struct CommandFaultTests {
         #expect(imported.status == 0, "\(imported.stderr)")
     }
 
-    @Test("index watch says in one line when updates fail on a full disk, and in one when they succeed again",
-          .enabled(if: SmallFileSystem.unavailableReason == nil, "needs root to mount a small tmpfs"))
-    func watchSaysWhenUpdatesFailAndWhenTheyRecover() throws {
+    @Test("index watch and serve say in one line when updates fail on a full disk, and in one when they succeed again",
+          .enabled(if: SmallFileSystem.unavailableReason == nil, "needs root to mount a small tmpfs"),
+          arguments: [["index", "watch"], ["serve", "--port", "0"]])
+    func watchSaysWhenUpdatesFailAndWhenTheyRecover(command: [String]) throws {
         let scratch = try CommandLineTool()
         defer { scratch.remove() }
         let disk = try SmallFileSystem(megabytes: 2, at: scratch.path("disk"))
@@ -32,7 +33,9 @@ struct CommandFaultTests {
         defer { tool.remove() }
         try imported(tool)
         #expect(try tool.run(["index", "update"]).status == 0)
-        let watcher = try tool.start(["index", "watch"])
+        let watcher = try tool.start(command)
+        // Both follow history live once started; serve loads its readers first.
+        Thread.sleep(forTimeInterval: 2)
         // Full: the next commit of the watcher fails, and its retries too, until the ballast goes.
         try disk.fill(leaving: 0)
         #expect(try tool.sqlite("INSERT INTO Package (name, summary) VALUES ('diskfull', 'written while the disk is full');").status == 0)

@@ -71,9 +71,15 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as SearchServer.StartError {
             throw CommandFailure(message: error.description, status: ExitStatus.usage)
         }
+        // As `index watch`: one line when live updates start failing (a shard down, a full disk) and one when they
+        // succeed again, so that an index lagging the store is never silent.
+        let health = noWatch ? nil : Task { await IndexCommand.reportFailures(of: indexer) }
+        defer { health?.cancel() }
         try await server.run(logger: Logger(label: "spotlite.serve")) { address in
             // Unbuffered: whoever started the server waits for this line.
             FileHandle.standardOutput.write(Data("Listening on \(address)\n".utf8))
         }
+        health?.cancel()
+        await health?.value
     }
 }
