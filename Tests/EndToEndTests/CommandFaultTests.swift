@@ -118,6 +118,10 @@ struct CommandFaultTests {
         defer { tool.remove() }
         try imported(tool)
         #expect(try tool.sqlite("INSERT INTO Package (name, summary) VALUES ('shell', 'written by the sqlite3 shell');").status == 0)
+        // A listed author writes after it, so the foreign transaction is below the watermark, not at it (the
+        // transaction at the watermark is kept whoever wrote it).
+        try tool.write(#"{"name": "later", "summary": "imported after the shell's write"}"# + "\n", to: "later.jsonl")
+        #expect(try tool.run(["import", "later.jsonl", "--entity", "Package"]).status == 0)
         #expect(try tool.run(["index", "update"]).status == 0)
         #expect(try tool.run(["history", "mark", "app"]).status == 0)
         let clean = try tool.run(["history", "clean", "--json"])

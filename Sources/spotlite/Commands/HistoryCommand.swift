@@ -170,7 +170,7 @@ struct HistoryCommand: AsyncParsableCommand {
         }
     }
 
-    /// The transactions at or below the watermark that cleanup keeps because the watermark deletes only the listed
+    /// The transactions below the watermark that cleanup keeps because the watermark deletes only the listed
     /// authors' history: those of foreign writers (no author: the sqlite3 shell, other programs) and of authors
     /// missing from `[history] authors`. Only `maximum_duration` deletes them.
     struct KeptHistory {
@@ -196,9 +196,10 @@ struct HistoryCommand: AsyncParsableCommand {
         var kept = KeptHistory()
         kept.maximumDuration = policy.maximumDuration.map { DurationText.format(.milliseconds(Int64(($0 * 1000).rounded()))) }
         guard let watermark, !policy.deletesUnlistedAuthors else { return kept }
+        // The transaction at the watermark is kept whoever wrote it (cleanup deletes before it): not counted here.
         let listed = Set(policy.listedAuthors)
         let rows = try store.read { db in
-            try Row.fetchAll(db, sql: "SELECT author, count(*) AS n FROM spotlite_transaction WHERE token <= ? GROUP BY author ORDER BY author",
+            try Row.fetchAll(db, sql: "SELECT author, count(*) AS n FROM spotlite_transaction WHERE token < ? GROUP BY author ORDER BY author",
                              arguments: [watermark.rawValue])
         }
         for row in rows {
