@@ -84,6 +84,7 @@ struct SearchPageBrowserTests {
         func click(_ element: String) throws { try command("POST", "/element/\(element)/click", "{}") }
 
         /// Runs `script` in the page and returns its value.
+        @discardableResult
         func run(_ script: String) throws -> Any {
             let body = try JSONSerialization.data(withJSONObject: ["script": script, "args": []] as [String: Any])
             return try command("POST", "/execute/sync", String(decoding: body, as: UTF8.self))
