@@ -106,13 +106,19 @@ struct SearchPageBrowserTests {
         }
     }
 
-    @Test("typing clickh shows ClickHouse first; a facet filters; arrows and enter pick a result")
-    func searchAsYouType() throws {
+    /// A scratch folder with the packages imported and indexed, for a server to serve.
+    static func indexedPackages() throws -> CommandLineTool {
         let tool = try CommandLineTool()
-        defer { tool.remove() }
-        try tool.write(Self.packages, to: "packages.jsonl")
+        try tool.write(packages, to: "packages.jsonl")
         #expect(try tool.run(["import", "packages.jsonl", "--entity", "Package"]).status == 0)
         #expect(try tool.run(["index", "update"]).status == 0)
+        return tool
+    }
+
+    @Test("typing clickh shows ClickHouse first; a facet filters; arrows and enter pick a result")
+    func searchAsYouType() throws {
+        let tool = try Self.indexedPackages()
+        defer { tool.remove() }
         let server = try ServeProcess(tool: tool, arguments: ["--no-watch"])
         defer { server.stop() }
         let browser = try Browser(directory: tool)
@@ -161,11 +167,8 @@ struct SearchPageBrowserTests {
 
     @Test("answers arriving out of order are dropped: the page shows the last query's results")
     func outOfOrderAnswers() throws {
-        let tool = try CommandLineTool()
+        let tool = try Self.indexedPackages()
         defer { tool.remove() }
-        try tool.write(Self.packages, to: "packages.jsonl")
-        #expect(try tool.run(["import", "packages.jsonl", "--entity", "Package"]).status == 0)
-        #expect(try tool.run(["index", "update"]).status == 0)
         let server = try ServeProcess(tool: tool, arguments: ["--no-watch"])
         defer { server.stop() }
         let browser = try Browser(directory: tool)
