@@ -12,6 +12,8 @@ let package = Package(
         // Sentence embeddings of the store's records (a BERT-family model read from disk) and a vector index kept
         // by a history consumer: semantic search without Xapian.
         .library(name: "SpotliteEmbeddings", targets: ["SpotliteEmbeddings"]),
+        // Where the keyword list and the semantic list meet: search modes and reciprocal rank fusion.
+        .library(name: "SpotliteHybrid", targets: ["SpotliteHybrid"]),
         // Everything, with the `spotlite.toml` reader: what the command line uses.
         .library(name: "Spotlite", targets: ["Spotlite"]),
         // `spotlite serve` and `spotlite mcp` as a library, so that an app can host the HTTP API or the MCP tools.
@@ -78,6 +80,8 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
+        // Search modes and the fusion of keyword and semantic results; knows neither Xapian nor the model yet.
+        .target(name: "SpotliteHybrid"),
         .target(name: "Spotlite", dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteConfig"]),
         // The command line's JSON shapes (`spotlite search --json`), written by hand for speed; not a product: the
         // libraries hand out typed values, and only the command line decides how they look as JSON.
@@ -137,6 +141,7 @@ let package = Package(
         .target(name: "SpotliteTestSupport", path: "Tests/SpotliteTestSupport"),
         .testTarget(name: "CXapianTests", dependencies: ["CXapian", "SpotliteTestSupport"]),
         .testTarget(name: "SpotliteEmbeddingsTests", dependencies: ["SpotliteEmbeddings", "SpotliteTestSupport"]),
+        .testTarget(name: "SpotliteHybridTests", dependencies: ["SpotliteHybrid"]),
         .testTarget(name: "SpotliteStoreTests", dependencies: ["SpotliteStore", "SpotliteTooling", "SpotliteTestSupport"]),
         .testTarget(name: "SpotliteSearchTests", dependencies: ["Spotlite", "SpotliteJSON", "SpotliteTooling", "SpotliteTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteTooling", "SpotliteTestSupport"]),
