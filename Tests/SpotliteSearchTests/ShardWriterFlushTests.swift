@@ -52,3 +52,33 @@ struct ShardWriterFlushTests {
         #expect(ShardWriterSet.rebuildFlushThreshold(shards: 64) == 1000, "never below 1,000: flushes cost")
     }
 }
+
+@Suite("A shard writer's lifetime", .blockingWork)
+struct ShardWriterLifetimeTests {
+    @Test("released by the last piece of its own queued work, a writer closes on its queue's thread without waiting for itself")
+    func releasedByItsOwnWork() throws {
+        let sandbox = try IndexerSandbox()
+        let schema = try IndexSchema(configuration: sandbox.configuration)
+        let path = sandbox.directory + "/shard"
+        let open = { try XapianWritableDatabase(path: path, action: .createOrOverwrite, noSync: true) }
+        var writer: ShardWriter? = try ShardWriter(shard: 0, name: path, open: open, schema: schema, writeHook: nil)
+        let running = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        writer?.submit { _ in
+            running.signal()
+            proceed.wait()
+        }
+        running.wait()
+        // The queued block now holds the only reference: the writer goes when the block ends, on the queue.
+        writer = nil
+        proceed.signal()
+        // Its lock is released once it has closed: a new writer can open the shard (bounded wait).
+        let deadline = Date().addingTimeInterval(10)
+        var reopened: XapianWritableDatabase?
+        while reopened == nil, Date() < deadline {
+            reopened = try? XapianWritableDatabase(path: path, action: .open, noSync: true)
+            if reopened == nil { Thread.sleep(forTimeInterval: 0.02) }
+        }
+        #expect(reopened != nil, "the released writer never let go of the shard's lock")
+    }
+}

@@ -39,6 +39,8 @@ final class ShardWriter: @unchecked Sendable {
     /// the indexer's thread while the next commit may run.
     private let committed = Mutex(IndexCheckpoint(token: nil))
     private let queue: DispatchQueue
+    /// Set on `queue` only, so that `deinit` can tell that it runs there.
+    private let onQueue = DispatchSpecificKey<Bool>()
     private let pending = DispatchSemaphore(value: ShardWriter.maximumQueuedBatches)
     private var writer: XapianWritableDatabase?
     private var builder: DocumentBuilder?
@@ -81,6 +83,7 @@ final class ShardWriter: @unchecked Sendable {
         self.writeHook = writeHook
         self.commitHook = commitHook
         queue = DispatchQueue(label: "spotlite.shard-\(shard)", qos: .utility)
+        queue.setSpecific(key: onQueue, value: true)
         try queue.sync {
             let writer = try open()
             do {
@@ -101,11 +104,19 @@ final class ShardWriter: @unchecked Sendable {
     deinit {
         // Callers commit explicitly what they keep: closing without a commit releases the lock now, not at process
         // exit, and never commits again on a writer whose write failed.
-        queue.sync {
-            writer?.discard()
-            writer = nil
-            builder = nil
+        // Queued work holds the writer strongly, so the last reference can go when a block ends, on the queue's own
+        // thread: a `sync` onto the queue there would wait for itself (libdispatch traps on it).
+        if DispatchQueue.getSpecific(key: onQueue) == true {
+            releaseHandles()
+        } else {
+            queue.sync { releaseHandles() }
         }
+    }
+
+    private func releaseHandles() {
+        writer?.discard()
+        writer = nil
+        builder = nil
     }
 
     /// What a piece of work may use: the shard's writer and builder, only while it runs.
