@@ -259,7 +259,7 @@ struct ShardedIndexTests {
     @Test("a backlog with more changes than documents is applied by a rebuild, saying so; an UPDATE of every row incrementally; most rows deleted: a rebuild of the rest")
     func largeBacklogRebuilds() async throws {
         let sandbox = try IndexerSandbox(top: "shards = 2")
-        let packages = Self.generatedPackages(count: SpotliteIndexer.rebuildShareMinimumDocuments + 200)
+        let packages = Self.generatedPackages(count: IndexRebuildPolicy.minimumDocuments + 200)
         try sandbox.write(packages)
         let indexer = try sandbox.makeIndexer()
         try await indexer.update()
@@ -312,7 +312,7 @@ struct ShardedIndexTests {
             CREATE TABLE Package (name TEXT PRIMARY KEY NOT NULL, summary TEXT, description TEXT, maintainer TEXT,
               section TEXT, tags TEXT, version TEXT, released, size, popularity INTEGER);
             """)
-        let packages = Self.generatedPackages(count: SpotliteIndexer.rebuildShareMinimumDocuments + 200)
+        let packages = Self.generatedPackages(count: IndexRebuildPolicy.minimumDocuments + 200)
         try sandbox.write(packages)
         let indexer = try sandbox.makeIndexer()
         try await indexer.update()
@@ -345,7 +345,7 @@ struct ShardedIndexTests {
     @Test("updates of a stored column alone weigh a quarter against the rebuild line: three on every row are applied, five rebuild")
     func largeBacklogOfStoredColumns() async throws {
         let sandbox = try IndexerSandbox(top: "shards = 2")
-        let packages = Self.generatedPackages(count: SpotliteIndexer.rebuildShareMinimumDocuments + 200)
+        let packages = Self.generatedPackages(count: IndexRebuildPolicy.minimumDocuments + 200)
         try sandbox.write(packages)
         let indexer = try sandbox.makeIndexer()
         try await indexer.update()

@@ -37,7 +37,9 @@ public struct IndexStatus: Sendable, Hashable {
     /// the index was written by another version, history it needs was deleted, …); nil when it applies the history.
     /// Filled by ``SpotliteIndexer/status()``, which knows every reason; this initializer knows only that history was
     /// deleted, or that there is no index.
-    public var rebuildReason: String?
+    public var rebuildCause: IndexRebuildReason?
+    /// ``rebuildCause`` in words, as `spotlite index status` prints it.
+    public var rebuildReason: String? { rebuildCause?.description }
 
     /// The shards that could not be read, by name (`HOST:PORT`).
     public var unavailableShards: [String] { shards.filter { !$0.isAvailable }.map(\.name) }
@@ -122,11 +124,11 @@ public struct IndexStatus: Sendable, Hashable {
             } catch is HistoryError {
                 // History after the index's token was purged: the next update rebuilds; count what is there.
                 pendingTransactions = try store.countHistory(HistoryRequest.allRetained)
-                rebuildReason = "the history after token \(from.map { "\($0)" } ?? "0") was deleted before the index consumed it"
+                rebuildCause = .historyDeleted(requested: from, purgedThrough: nil)
             }
         } else {
             pendingTransactions = try store.countHistory(HistoryRequest.allRetained)
-            rebuildReason = "there is no index yet"
+            rebuildCause = .noIndex
         }
     }
 }

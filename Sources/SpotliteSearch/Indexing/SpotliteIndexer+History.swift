@@ -143,14 +143,14 @@ extension SpotliteIndexer {
     /// Rebuilds the index for the driver, and returns the token the new generation reflects.
     func rebuild(because reason: HistoryResynchronizationReason) throws -> HistoryToken? {
         closeHistoryRound()
-        let why: String
+        let why: IndexRebuildReason
         switch reason {
         case .firstStart:
-            why = "there is no index yet"
+            why = .noIndex
         case .historyDeleted(let requested, let purgedThrough):
-            why = "the history after token \(requested.map { "\($0)" } ?? "0") was deleted (through token \(purgedThrough)) before the index consumed it"
+            why = .historyDeleted(requested: requested, purgedThrough: purgedThrough)
         case .requested(let reason):
-            why = reason
+            why = pendingRebuildReason ?? .requested(reason)
         }
         pendingRebuildReason = nil
         try rebuildGeneration(reason: why, into: &summary)

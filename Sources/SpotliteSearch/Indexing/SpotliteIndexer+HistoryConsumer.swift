@@ -75,7 +75,7 @@ struct IndexHistoryConsumer: HistoryConsumer {
 
     func resynchronizationReason(resumingAfter cursor: HistoryCursor) async throws -> String? {
         let indexer = try self.indexer
-        return await indexer.pendingRebuildReason
+        return await indexer.pendingRebuildReason?.description
     }
 
     func resynchronize(because reason: HistoryResynchronizationReason, from store: SpotliteStore) async throws

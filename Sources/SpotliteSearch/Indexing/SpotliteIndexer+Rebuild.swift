@@ -6,29 +6,27 @@ import Glibc
 #endif
 
 extension SpotliteIndexer {
-    /// Why the live index cannot be updated from history, or nil when it can.
-    func rebuildReason() throws -> String? {
+    /// Why the live index cannot be updated from history, or nil when it can: reads the index's directory, its
+    /// shards' metadata and the store, and lets ``IndexRebuildPolicy`` decide.
+    func rebuildReason() throws -> IndexRebuildReason? {
         if let locations = configuration.shards.locations {
             guard let map = ShardMap.read(in: directory), let layout = ShardLayout(directory: directory, map: map) else {
-                return directory.liveGeneration == nil ? "there is no index yet"
-                    : "the configuration places the shards at \(locations.count) location\(locations.count == 1 ? "" : "s") instead of the index directory"
+                return directory.liveGeneration == nil ? .noIndex : .shardsPlaced(locations: locations.count)
             }
             if layout.locations != locations {
-                return "the configured shard locations changed (the index has \(map.shards.map(\.location).joined(separator: ", ")), the configuration asks for \(locations.map(\.description).joined(separator: ", ")))"
+                return .shardLocationsChanged(index: map.shards.map(\.location), configured: locations.map(\.description))
             }
             // Unreachable shards and shards answering with another UUID are errors, not reasons to rebuild.
             return try rebuildReason(layout: layout, shards: layout.metadata())
         }
-        if ShardMap.read(in: directory) != nil {
-            return "the configuration keeps the shards in the index directory instead of at their locations"
-        }
-        guard let generation = directory.liveGeneration else { return "there is no index yet" }
+        if ShardMap.read(in: directory) != nil { return .shardsInDirectory }
+        guard let generation = directory.liveGeneration else { return .noIndex }
         let generationPath = directory.generationPath(generation)
         guard let layout = ShardLayout.read(generationPath: generationPath) else {
             if FileManager.default.fileExists(atPath: generationPath + "/iamglass") {
-                return "the index is one database written by an earlier version of Spotlite; rebuilding it as \(shardCount(existing: nil)) shards"
+                return .singleDatabase(shards: shardCount(existing: nil))
             }
-            return "the index could not be read (its generation \(generationPath) lists no shards)"
+            return .unreadable(detail: "its generation \(generationPath) lists no shards")
         }
         let shards: [IndexMetadata]
         do {
@@ -39,120 +37,58 @@ extension SpotliteIndexer {
             // A remote shard that cannot be reached is not damaged: rebuilding would only fail the same way.
             throw SearchError.engine(error)
         } catch {
-            return "the index could not be read (\(error))"
+            return .unreadable(detail: "\(error)")
         }
         let wanted = shardCount(existing: layout.count)
         if wanted != layout.count {
-            return "the configured shard count changed (the index has \(layout.count), the configuration asks for \(wanted))"
+            return .shardCountChanged(index: layout.count, configured: wanted)
         }
         return try rebuildReason(layout: layout, shards: shards)
     }
 
     /// Why the shards of `layout`, whose metadata is `shards`, cannot be updated from history, or nil when they can.
-    private func rebuildReason(layout: ShardLayout, shards: [IndexMetadata]) throws -> String? {
-        for (number, metadata) in shards.enumerated() where metadata.shard != "\(number)/\(layout.count)" {
-            return "the index's shard \(number) is not the one it should be (it says \(metadata.shard ?? "nothing"), expected \(number)/\(layout.count))"
-        }
-        let metadata = shards[0]
-        for other in shards.dropFirst() where other.storeID != metadata.storeID || other.fingerprint != metadata.fingerprint
-            || other.modelVersion != metadata.modelVersion {
-            return "the index's shards were built from different stores or configurations"
-        }
-        if metadata.storeID != store.storeID {
-            return "the index was built from another store (store id \(metadata.storeID ?? "none"), this store is \(store.storeID))"
-        }
-        // Shards may differ here: a crash between shard commits can leave one marked with the newer format.
-        for shard in shards where !IndexMetadata.updatableFormats.contains(shard.format ?? "") {
-            return "the index was written by another version of Spotlite (index format \(shard.format ?? "none"), this version writes \(IndexMetadata.format))"
-        }
-        let modelVersion = try store.currentModelVersion()?.description
-        if metadata.modelVersion != modelVersion {
-            return "the store was migrated to another model version (\(metadata.modelVersion ?? "none") is now \(modelVersion ?? "none"))"
-        }
+    private func rebuildReason(layout: ShardLayout, shards: [IndexMetadata]) throws -> IndexRebuildReason? {
         let gap = try store.captureGap()
-        if metadata.captureGap != gap.count {
-            return gap.reason ?? "history capture was broken in the store (gap \(gap.count))"
-        }
-        if metadata.fingerprint != schema.fingerprint {
-            return "the indexing configuration changed (fields, language or stopwords: fingerprint \(metadata.fingerprint ?? "none") is now \(schema.fingerprint))"
-        }
-        let current = try store.currentToken()
-        // Shards commit one after the other: the furthest one says whether the store was re-created behind them.
-        let furthest = shards.compactMap(\.token).max()
-        if let token = furthest, token.rawValue > 0, token > (current ?? HistoryToken(rawValue: 0)) {
-            return "the index is ahead of the store (token \(token) > \(current.map { "\($0)" } ?? "none")): the store was re-created"
+        let facts = IndexRebuildPolicy.Store(storeID: store.storeID, modelVersion: try store.currentModelVersion()?.description,
+                                             captureGap: gap.count, captureGapDetail: gap.reason,
+                                             currentToken: try store.currentToken())
+        if let reason = IndexRebuildPolicy(fingerprint: schema.fingerprint).reason(shards: shards, store: facts) {
+            return reason
         }
         return try largeBacklogReason(layout: layout)
     }
 
-    /// Pending changes past this share of the index's documents are applied by a rebuild instead. Applying an
-    /// UPDATE of every row costs less than a rebuild, and breaks even somewhat above one change per document (the
-    /// benchmark's large-update figure, docs/benchmarks.md); the line is at 100%, a margin for noisier machines and
-    /// for inserts (a fresh document costs a rebuild's share, without the rebuild's compact index). Changes, not
-    /// distinct records, are counted, so only a backlog that touches rows more than once, or grows the index past
-    /// twice its size, rebuilds. Deletes count as much as updates, and the line is drawn at the documents the
-    /// rebuild would write: removing a document takes its words out of the spelling data and its postings out of
-    /// every term's list, which costs about what an update does.
-    package static let rebuildShare = 1.0
-    /// Below this many documents a rebuild saves too little to be worth a second code path.
-    static let rebuildShareMinimumDocuments = 1000
-    /// What an update of stored, number or date columns alone weighs against one that changes terms: its document's
-    /// terms are kept (``ShardWriter/Context/writeRest(_:)``), which measured about a quarter of a text update's
-    /// time (the benchmark's incremental figure, docs/benchmarks.md).
-    static let valuesOnlyUpdateWeight = 0.25
+    /// Pending changes past this share of the index's documents are applied by a rebuild instead
+    /// (``IndexRebuildPolicy/rebuildShare``).
+    package static var rebuildShare: Double { IndexRebuildPolicy.rebuildShare }
 
     /// Why applying the pending history would cost more than a rebuild, or nil.
-    private func largeBacklogReason(layout: ShardLayout) throws -> String? {
+    private func largeBacklogReason(layout: ShardLayout) throws -> IndexRebuildReason? {
         guard let share = backlogRebuildShare else { return nil }
         let documents = try layout.openCombined().database.documentCount()
-        guard documents >= Self.rebuildShareMinimumDocuments else { return nil }
-        let pending: PendingWeight
+        guard documents >= IndexRebuildPolicy.minimumDocuments else { return nil }
         do {
             let after = try layout.committedToken()
             let count = try store.countChanges(HistoryRequest.after(after).changeTypes([.insert, .update, .delete]))
-            // However these split, they weigh at most their count, and the rebuild writes at least the documents
-            // less all of them: under that line, they are applied without reading them.
-            guard Double(count) > share * Double(max(0, documents - count)) else { return nil }
+            guard IndexRebuildPolicy.mayOutweigh(count: count, documents: documents, share: share) else { return nil }
             // Read them, since updates of columns no field reads cost next to nothing to apply (an UPDATE of such a
             // column on every row must not rebuild the index), and updates of stored, number or date columns alone
             // a quarter.
-            pending = try weighIndexedChanges(after: after, documents: documents, total: count, share: share)
+            let pending = try weighIndexedChanges(after: after, documents: documents, total: count, share: share)
+            return IndexRebuildPolicy.backlogReason(pending, documents: documents, share: share)
         } catch is HistoryError {
             return nil  // history purged past the index: the update finds out and says so
         }
-        let written = pending.documentsAfter(documents)
-        guard pending.weight > share * Double(written) else { return nil }
-        let line = share == 1 ? "outnumber the" : "are more than \(Int(share * 100))% of the"
-        let kinds = pending.deletes == 0 ? "inserts and updates" : "inserts, updates and deletes"
-        var changes = "\(GroupedNumber.text(pending.changes)) pending \(kinds)"
-        if pending.valuesOnly > 0 {
-            changes += " (\(GroupedNumber.text(pending.valuesOnly)) of them of stored, number or date fields alone, each counted as a quarter)"
-        }
-        let target = written == documents ? "" : " a rebuild would write"
-        return "\(changes) \(line) \(GroupedNumber.text(written)) documents\(target): a rebuild is faster than applying them one by one"
-    }
-
-    /// The inserts, updates and deletes that can change documents, and what applying them weighs in documents.
-    private struct PendingWeight {
-        var changes = 0
-        /// Of ``changes``, the updates of stored, number or date columns alone.
-        var valuesOnly = 0
-        var inserts = 0
-        var deletes = 0
-        var weight: Double { Double(changes - valuesOnly) + Double(valuesOnly) * SpotliteIndexer.valuesOnlyUpdateWeight }
-
-        /// About how many documents a rebuild would write after these changes, from `documents` now.
-        func documentsAfter(_ documents: Int) -> Int { max(0, documents + inserts - deletes) }
     }
 
     /// The changes after `token` that can change a document (``IndexRecordReader/indexes(_:)``), read a page at a
     /// time; stops once their weight is past the line for every way the `total` changes not yet read could split.
     private func weighIndexedChanges(after token: HistoryToken?, documents: Int, total: Int, share: Double) throws
-        -> PendingWeight {
+        -> IndexRebuildPolicy.PendingWeight {
         let reader = IndexRecordReader(schema: schema, provider: provider)
         let request = HistoryRequest().changeTypes([.insert, .update, .delete])
         var cursor = HistoryCursor(token: token)
-        var pending = PendingWeight()
+        var pending = IndexRebuildPolicy.PendingWeight()
         var seen = 0
         while true {
             let page = try store.fetchHistory(after: cursor, matching: request, maximumChanges: 10_000)
@@ -168,9 +104,10 @@ extension SpotliteIndexer {
                     }
                 }
             }
-            // The most the rebuild could write: every change not read yet an insert.
-            let most = pending.documentsAfter(documents) + max(0, total - seen)
-            if pending.weight > share * Double(most) || page.isComplete || page.next == cursor { return pending }
+            if IndexRebuildPolicy.isSettled(pending, documents: documents, unread: total - seen, share: share)
+                || page.isComplete || page.next == cursor {
+                return pending
+            }
             cursor = page.next
         }
     }
@@ -183,7 +120,7 @@ extension SpotliteIndexer {
     /// Indexes a snapshot of every row into a new generation and makes it live. The snapshot and its token come
     /// from one read transaction, so the history after that token is exactly what the snapshot misses. Each shard
     /// of the new generation is written by a thread of its own.
-    func rebuildGeneration(reason: String, into summary: inout IndexUpdateSummary) throws {
+    func rebuildGeneration(reason: IndexRebuildReason, into summary: inout IndexUpdateSummary) throws {
         if let locations = configuration.shards.locations {
             try rebuildInPlace(at: locations, reason: reason, into: &summary)
             return
@@ -238,7 +175,7 @@ extension SpotliteIndexer {
     /// since); last the shard map records the new tag and the shards' UUIDs. Interrupted at any point (even
     /// `kill -9`), each shard holds what its committed token says plus documents that replaying history from that
     /// token rewrites or deletes, so the next update is exact; the next rebuild's fresh tag sweeps any leftovers.
-    private func rebuildInPlace(at locations: [ShardLocation], reason: String,
+    private func rebuildInPlace(at locations: [ShardLocation], reason: IndexRebuildReason,
                                 into summary: inout IndexUpdateSummary) throws {
         logger.info("rebuilding the index at \(indexPath) in place on \(locations.count) shards: \(reason)")
         let modelVersion = try store.currentModelVersion()
@@ -300,10 +237,10 @@ extension SpotliteIndexer {
 
     /// Makes a rebuild that just went live known: the update's summary, and ``indexUpdates()``. The history
     /// driver saves the position in the store at `token` next.
-    private func finishRebuild(token: HistoryToken?, indexed: Int, unreadable: IndexUpdateSummary, reason: String,
+    private func finishRebuild(token: HistoryToken?, indexed: Int, unreadable: IndexUpdateSummary, reason: IndexRebuildReason,
                                into summary: inout IndexUpdateSummary) {
         summary.rebuilt = true
-        summary.reason = reason
+        summary.reason = reason.description
         summary.indexed += indexed
         summary.noteUnreadable(of: unreadable)
         summary.token = token
@@ -382,9 +319,9 @@ extension SpotliteIndexer {
     ///   metadata, except that of a shard that cannot be reached (the status names it).
     public func status() throws -> IndexStatus {
         var status = try IndexStatus(store: store, configuration: configuration, indexPath: indexPath)
-        guard status.exists, status.rebuildReason == nil else { return status }
+        guard status.exists, status.rebuildCause == nil else { return status }
         do {
-            status.rebuildReason = try rebuildReason()
+            status.rebuildCause = try rebuildReason()
         } catch where !status.unavailableShards.isEmpty {
             // The status already says which shard cannot be read; what it holds is unknown.
         }

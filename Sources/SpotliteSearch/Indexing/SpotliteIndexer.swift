@@ -57,9 +57,11 @@ public actor SpotliteIndexer {
     /// The shards open during a round of the driver.
     var historyRound: HistoryRound?
     /// Why the index must be rebuilt before history is applied, found at the start of a round.
-    var pendingRebuildReason: String?
+    var pendingRebuildReason: IndexRebuildReason?
     /// Damage a failed live round met: the next round rebuilds.
-    var damageRebuildReason: String?
+    var damageRebuildReason: IndexRebuildReason?
+    /// The reason ``performUpdate(forcedReason:)`` gave the driver, until the round it starts takes it.
+    var forcedRebuildReason: IndexRebuildReason?
     /// Set while ``update()`` or ``rebuild(reason:)`` runs its rounds: they add up into one summary.
     var updateInProgress = false
     /// The checkpoint of the generation the update just built, until shards are opened for history.
@@ -173,7 +175,7 @@ public actor SpotliteIndexer {
     /// - Throws: the errors of ``update()``.
     @discardableResult
     public func rebuild(reason: String = "a rebuild was requested") async throws -> IndexUpdateSummary {
-        try await queued { indexer in try await indexer.performUpdate(forcedReason: reason) }
+        try await queued { indexer in try await indexer.performUpdate(forcedReason: .requested(reason)) }
     }
 
     /// Removes the index, the indexer's position in the store and its registration as a consumer, so cleanup stops
@@ -316,7 +318,7 @@ public actor SpotliteIndexer {
         return driver
     }
 
-    private func performUpdate(forcedReason: String?) async throws -> IndexUpdateSummary {
+    private func performUpdate(forcedReason: IndexRebuildReason?) async throws -> IndexUpdateSummary {
         try retainLock()
         defer { releaseLock() }
         let started = ContinuousClock.now
@@ -336,7 +338,8 @@ public actor SpotliteIndexer {
                     // already reaches beginRound(resynchronizing:), so the resume point neither opens nor judges
                     // the index being replaced.
                     if let reason = forced {
-                        try await driver.resynchronize(reason: reason)
+                        forcedRebuildReason = reason
+                        try await driver.resynchronize(reason: reason.description)
                     } else {
                         try await driver.processPending()
                     }
@@ -363,7 +366,7 @@ public actor SpotliteIndexer {
                     guard expiredRebuilds <= Self.maximumExpiredRebuilds else {
                         throw SearchError.cannotWrite(path: indexPath, reason: "the store's history is deleted faster than the index consumes it (deleted through token \(purgedThrough) while rebuilding, \(expiredRebuilds) times); raise [history] maximum_duration so that it outlasts a rebuild, or keep the index up to date with `spotlite index watch`")
                     }
-                    forced = "the history after token \(requested.map { "\($0)" } ?? "0") was deleted (through token \(purgedThrough)) before the index consumed it"
+                    forced = .historyDeleted(requested: requested, purgedThrough: purgedThrough)
                 } catch let error as XapianError where error.code != .databaseLock {
                     // A failed write discards every change since the last commit, metadata included, so the
                     // checkpoint in the index still says exactly what it holds: replay from there.
@@ -386,8 +389,8 @@ public actor SpotliteIndexer {
     /// read (beyond the driver's own two).
     static let maximumExpiredRebuilds = 2
 
-    static func damageReason(_ error: XapianError) -> String {
-        "the index is damaged (\(error.type): \(error.message))"
+    static func damageReason(_ error: XapianError) -> IndexRebuildReason {
+        .damaged(detail: "\(error.type): \(error.message)")
     }
 
     /// A fresh summary, for an update or a live round.
@@ -403,8 +406,11 @@ public actor SpotliteIndexer {
     /// reading of history.
     func beginRound(resynchronizing reason: HistoryResynchronizationReason?) throws {
         if !updateInProgress { resetSummary() }
+        // The update's own reason, when it asked the driver (performUpdate), keeps its case.
+        let forced = forcedRebuildReason
+        forcedRebuildReason = nil
         if case .requested(let why) = reason {
-            pendingRebuildReason = why
+            pendingRebuildReason = forced ?? .requested(why)
         } else {
             pendingRebuildReason = damageRebuildReason
         }
