@@ -43,28 +43,32 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     /// deleting the index again (once the shard answers) finishes the job.
     case indexPartlyDeleted(shard: String, error: XapianError)
 
-    /// The problem and the way out, in one line.
-    public var description: String {
+    /// The problem and the way out, in one line, the way out in the library's terms (``RecoveryVocabulary/library``).
+    public var description: String { description(using: .library) }
+
+    /// The problem and the way out, in one line, the way out's actions named by `vocabulary`.
+    public func description(using vocabulary: RecoveryVocabulary) -> String {
+        recovery.map { "\(problem); \($0.text(vocabulary))" } ?? problem
+    }
+
+    /// What went wrong, without the way out.
+    public var problem: String {
         switch self {
         case let .indexLocked(path, pid):
             if let pid, pid == getpid() {
-                return "the index at \(path) is being updated by another indexer in this process (pid \(pid)); stop it (or let its update finish) before updating the index from here"
+                return "the index at \(path) is being updated by another indexer in this process (pid \(pid))"
             }
-            let who = pid.map { " (pid \($0))" } ?? ""
-            return "the index at \(path) is being updated by another process\(who); wait for it to finish or stop it (a stopped live indexer releases it)"
+            return "the index at \(path) is being updated by another process\(pid.map { " (pid \($0))" } ?? "")"
         case let .cannotWrite(path, reason):
-            return "cannot write \(path): \(reason); check that the directory exists, is writable and the disk is not full"
+            return "cannot write \(path): \(reason)"
         case let .indexMissing(path):
-            return "no index at \(path); update the index (SpotliteIndexer.update()) to build it"
+            return "no index at \(path)"
         case let .indexCorrupt(path, reason):
-            return "the index at \(path) cannot be read (\(reason)); rebuild the index (SpotliteIndexer.rebuild()) to build it again from the store"
+            return "the index at \(path) cannot be read (\(reason))"
         case let .invalidQuery(query, reason):
-            // A reason that says what to write instead (a range's bound, a date) is the way out; Xapian's own
-            // messages name the problem only.
-            let advice = reason.contains("; ") ? "" : "; check quotes, brackets and operators (AND, OR, NOT need words on both sides)"
-            return "cannot parse the query \"\(query.count > 80 ? String(query.prefix(80)) + "…" : query)\": \(reason)\(advice)"
+            return "cannot parse the query \"\(Self.shown(query))\": \(reason)"
         case let .overBudget(query, reason):
-            return "the query \"\(query.count > 80 ? String(query.prefix(80)) + "…" : query)\" is over its budget: \(reason)"
+            return "the query \"\(Self.shown(query))\" is over its budget: \(reason)"
         case let .unknownEntity(name, known):
             return "unknown entity \"\(name)\"; the configuration describes: \(known.isEmpty ? "no entities" : known.joined(separator: ", "))"
         case let .unknownField(name, reason):
@@ -72,38 +76,59 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case let .invalidFilter(text, reason):
             return "the filter \"\(text)\" \(reason); a filter is FIELD:VALUE, a keyword field and one of its values, e.g. section:utils"
         case let .engine(error, outcome):
-            let what = "search engine error (\(error.type)): \(error.message)" + (outcome.map { " (\($0))" } ?? "")
-            switch error.code {
-            case .network, .networkTimeout:
-                return what + "; check that the shard's server is running and reachable"
-            case let code where code.isDamage:
-                return what + "; rebuild the index (SpotliteIndexer.rebuild()) to build it again from the store"
-            default:
-                return what + "; check that the disk is not full and the index directory is writable, and rebuild the index (SpotliteIndexer.rebuild()) if it is damaged"
-            }
+            return "search engine error (\(error.type)): \(error.message)" + (outcome.map { " (\($0))" } ?? "")
         case .indexingRunning:
-            return "the indexer is running; call stop() before deleting the index"
+            return "the indexer is running"
         case let .invalidQuerySet(source, line, reason):
             return "\(source), line \(line): \(reason); each line is KEY<TAB>QUERY (blank lines and lines starting with # are skipped)"
         case let .invalidRanking(reason):
             return "invalid ranking options: \(reason); give values in the ranges the documentation of RankingOptions, ProximityBoost and QueryExpansion states"
         case let .shardUnavailable(shard, reason):
-            return "shard \(shard) is unavailable (\(reason)); start its xapian-tcpsrv or fix `shards` in the configuration (the index keeps what every shard committed; the next update catches up)"
+            return "shard \(shard) is unavailable (\(reason))"
         case let .shardIdentityChanged(shard, expected, found):
-            return "shard \(shard) serves another database (UUID \(found), the index's shard map records \(expected)); point its server at the shard's database, or rebuild the index (SpotliteIndexer.rebuild()) to index the store into it again"
+            return "shard \(shard) serves another database (UUID \(found), the index's shard map records \(expected))"
         case let .indexPartlyDeleted(shard, error):
-            return "\(Self.emptyingFailure(shard: shard, error: error)); the shard map stays until every shard is emptied: \(Self.emptyingRetry(error)) delete the index again (SpotliteIndexer.deleteIndex())"
+            return "\(Self.emptyingFailure(shard: shard, error: error)); the shard map stays until every shard is emptied"
         }
+    }
+
+    /// What to do about it; nil when the problem's own words say what to write instead (a filter, a field, a
+    /// query whose reason names the fix).
+    public var recovery: SearchRecovery? {
+        switch self {
+        case let .indexLocked(_, pid):
+            return pid.map { $0 == getpid() } == true ? .stopIndexerInProcess : .waitForOtherIndexer
+        case .cannotWrite: return .checkWritable
+        case .indexMissing: return .buildIndex
+        case .indexCorrupt: return .rebuildIndex
+        case let .invalidQuery(_, reason):
+            // A reason that says what to write instead (a range's bound, a date) is the way out; Xapian's own
+            // messages name the problem only.
+            return reason.contains("; ") ? nil : .checkQuerySyntax
+        case .overBudget, .unknownEntity, .unknownField, .invalidFilter, .invalidQuerySet, .invalidRanking:
+            return nil
+        case let .engine(error, _):
+            switch error.code {
+            case .network, .networkTimeout: return .checkShardServer
+            case let code where code.isDamage: return .rebuildIndex
+            default: return .checkDiskOrRebuild
+            }
+        case .indexingRunning: return .stopIndexing
+        case .shardUnavailable: return .startShardServer
+        case .shardIdentityChanged: return .repointShardOrRebuild
+        case let .indexPartlyDeleted(_, error):
+            return .deleteIndexAgain(startServerFirst: error.code == .network || error.code == .networkTimeout)
+        }
+    }
+
+    /// A query as errors quote it: its first 80 characters.
+    private static func shown(_ query: String) -> String {
+        query.count > 80 ? String(query.prefix(80)) + "…" : query
     }
 
     /// The first half of ``indexPartlyDeleted(shard:error:)``'s description, shared with the command line's.
     package static func emptyingFailure(shard: String, error: XapianError) -> String {
         "search engine error (\(error.type)) while emptying shard \(shard) of the index: \(error.message)"
-    }
-
-    /// What to do before deleting again: bring a shard's server back if it was the network.
-    package static func emptyingRetry(_ error: XapianError) -> String {
-        error.code == .network || error.code == .networkTimeout ? "start the shard's server, then" : "fix the shard, then"
     }
 
     /// The same as ``description``, for `localizedDescription`.

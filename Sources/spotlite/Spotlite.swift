@@ -74,7 +74,7 @@ struct Spotlite: AsyncParsableCommand {
             Terminal.printError("the store failed: SQLite error \(error.resultCode.rawValue): \(error.message ?? "\(error)"); check that the disk is not full and that the store and its folder are writable, then run the command again")
             Foundation.exit(ExitStatus.failure)
         } catch let error as XapianError {
-            Terminal.printError("the index failed: \(error); check that the disk is not full and the index directory is writable, and run `spotlite index rebuild` if the index is damaged")
+            Terminal.printError("the index failed: \(error); \(SearchRecovery.checkDiskOrRebuild.text(.commandLine))")
             Foundation.exit(ExitStatus.failure)
         } catch {
             // Errors from parsing the command line: usage problems.

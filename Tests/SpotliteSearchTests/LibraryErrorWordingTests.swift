@@ -45,7 +45,7 @@ struct LibraryErrorWordingTests {
     func partlyDeletedAdvice() {
         let network = SearchError.indexPartlyDeleted(
             shard: "127.0.0.1:7011", error: XapianError(code: .network, type: "NetworkError", message: "refused"))
-        #expect(network.description == "search engine error (NetworkError) while emptying shard 127.0.0.1:7011 of the index: refused; the shard map stays until every shard is emptied: start the shard's server, then delete the index again (SpotliteIndexer.deleteIndex())")
+        #expect(network.description == "search engine error (NetworkError) while emptying shard 127.0.0.1:7011 of the index: refused; the shard map stays until every shard is emptied; start the shard's server, then delete the index again (SpotliteIndexer.deleteIndex())")
         let disk = SearchError.indexPartlyDeleted(
             shard: "/data/s1", error: XapianError(code: .database, type: "DatabaseError", message: "disk full"))
         #expect(disk.description.hasSuffix("fix the shard, then delete the index again (SpotliteIndexer.deleteIndex())"))
