@@ -100,10 +100,11 @@ tsan: deps
 
 # The demo reads the machine's package catalog; apt's English long descriptions make it richer. Fetching them is
 # best effort (no network, not root: the demo still runs, with short descriptions or its built-in sample).
-# The DocC archives of the two library products, offline; a warning (a broken link, an undocumented parameter) fails.
+# The DocC archives of the library products, offline; a warning (a broken link, an undocumented parameter) fails.
 docs: deps
 	$(SWIFT) package generate-documentation --target SpotliteStore --warnings-as-errors
 	$(SWIFT) package generate-documentation --target SpotliteSearch --warnings-as-errors
+	$(SWIFT) package generate-documentation --target SpotliteReplication --warnings-as-errors
 
 demo-data:
 	@if [ -d /var/lib/apt/lists ] && ! ls /var/lib/apt/lists/*_i18n_Translation-en* >/dev/null 2>&1; then \
