@@ -12,15 +12,17 @@ MODEL_DIR := $(MODELS_DIR)/all-MiniLM-L6-v2
 PYTHON ?= $(shell command -v python3 2>/dev/null || echo python3)
 JOBS ?=
 
-.PHONY: all deps system-packages model build release test tsan docs demo demo-data bench stress clean install uninstall
+.PHONY: all deps system-packages deb-packages model build release test tsan docs demo demo-data bench stress clean install uninstall deb deb-check
 
 all: build
 
 deps: system-packages model
 
+# APT_PACKAGES: the list system-packages installs when missing (deb-packages passes its own).
+APT_PACKAGES ?= $(SYSTEM_PACKAGES)
 system-packages:
 	@missing=""; \
-	for p in $(SYSTEM_PACKAGES); do \
+	for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -100,10 +102,11 @@ tsan: deps
 
 # The demo reads the machine's package catalog; apt's English long descriptions make it richer. Fetching them is
 # best effort (no network, not root: the demo still runs, with short descriptions or its built-in sample).
-# The DocC archives of the two library products, offline; a warning (a broken link, an undocumented parameter) fails.
+# The DocC archives of the library products, offline; a warning (a broken link, an undocumented parameter) fails.
 docs: deps
 	$(SWIFT) package generate-documentation --target SpotliteStore --warnings-as-errors
 	$(SWIFT) package generate-documentation --target SpotliteSearch --warnings-as-errors
+	$(SWIFT) package generate-documentation --target SpotliteReplication --warnings-as-errors
 
 demo-data:
 	@if [ -d /var/lib/apt/lists ] && ! ls /var/lib/apt/lists/*_i18n_Translation-en* >/dev/null 2>&1; then \
@@ -155,11 +158,13 @@ SEED ?= 1
 stress: release
 	.build/release/spotlite-reliability all --long --seed $(SEED)
 
-# `make install PREFIX=~/.local` installs the spotlite command, its man page, its bash, zsh and fish completions, and
-# a hardened systemd unit for `spotlite serve` (PREFIX/lib/systemd/system/spotlite.service; docs/serve.md).
+# `make install PREFIX=~/.local` installs the spotlite command, its man page, its bash, zsh and fish completions,
+# the default embedding model (PREFIX/share/spotlite/models, where the command looks beside its bin folder), and a
+# hardened systemd unit for `spotlite serve` (PREFIX/lib/systemd/system/spotlite.service; docs/serve.md).
 # The binary is built in release mode with the Swift runtime linked in (in .build/install, apart from the other
 # builds), so it needs only the system's libxapian and libsqlite3. BINARY=path installs an existing binary instead,
-# without building (packagers, and the tests, which install the debug build into a temporary prefix).
+# without building (packagers, and the tests, which install the debug build into a temporary prefix); it installs
+# the model when $(MODEL_DIR) holds one.
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINARY ?=
@@ -168,11 +173,21 @@ INSTALL_BINARY = $(if $(BINARY),$(BINARY),.build/install/release/spotlite)
 $(if $(BINARY),,.build/install/release/spotlite): deps
 	$(SWIFT) build -c release --product spotlite --static-swift-stdlib --scratch-path .build/install
 
-install: $(if $(BINARY),,.build/install/release/spotlite)
+install: $(if $(BINARY),,.build/install/release/spotlite model)
 	@root="$(DESTDIR)$(PREFIX)"; \
 	set -e; \
 	install -d "$$root/bin" "$$root/share/man/man1" "$$root/share/bash-completion/completions" \
 	  "$$root/share/zsh/site-functions" "$$root/share/fish/vendor_completions.d" "$$root/lib/systemd/system"; \
+	if [ -f "$(MODEL_DIR)/model.safetensors" ]; then \
+	  rm -rf "$$root/share/spotlite/models/$(notdir $(MODEL_DIR))"; \
+	  install -d "$$root/share/spotlite/models/$(notdir $(MODEL_DIR))"; \
+	  (cd "$(MODEL_DIR)" && find . -type f ! -name '.*') | while read -r f; do \
+	    install -D -m 644 "$(MODEL_DIR)/$$f" "$$root/share/spotlite/models/$(notdir $(MODEL_DIR))/$$f"; \
+	  done; \
+	  model="the default embedding model ($$root/share/spotlite/models/$(notdir $(MODEL_DIR))), "; \
+	else \
+	  model=""; echo "No model in $(MODEL_DIR) to install (make model downloads it); installing the rest."; \
+	fi; \
 	install -m 755 "$(INSTALL_BINARY)" "$$root/bin/spotlite"; \
 	"$$root/bin/spotlite" manual > "$$root/share/man/man1/spotlite.1"; \
 	"$$root/bin/spotlite" --generate-completion-script bash > "$$root/share/bash-completion/completions/spotlite"; \
@@ -180,13 +195,33 @@ install: $(if $(BINARY),,.build/install/release/spotlite)
 	"$$root/bin/spotlite" --generate-completion-script fish > "$$root/share/fish/vendor_completions.d/spotlite.fish"; \
 	sed 's|@BINDIR@|$(PREFIX)/bin|' config/systemd/spotlite.service > "$$root/lib/systemd/system/spotlite.service"; \
 	chmod 644 "$$root/lib/systemd/system/spotlite.service"; \
-	echo "Installed $$root/bin/spotlite, its man page (man spotlite), bash, zsh and fish completions and the systemd unit spotlite.service."; \
+	echo "Installed $$root/bin/spotlite, its man page (man spotlite), bash, zsh and fish completions, $${model}and the systemd unit spotlite.service."; \
 	case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "Add $(PREFIX)/bin to your PATH to run spotlite by name." ;; esac
 
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/spotlite" "$(DESTDIR)$(PREFIX)/share/man/man1/spotlite.1" \
 	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/spotlite" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_spotlite" \
 	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/spotlite.fish" "$(DESTDIR)$(PREFIX)/lib/systemd/system/spotlite.service"
+	rm -rf "$(DESTDIR)$(PREFIX)/share/spotlite/models/$(notdir $(MODEL_DIR))"
+	-rmdir "$(DESTDIR)$(PREFIX)/share/spotlite/models" "$(DESTDIR)$(PREFIX)/share/spotlite" 2>/dev/null
+
+# `make deb`: the Debian package (docs/packaging.md) in $(DEB_DIR), from the release binary of `make install`
+# (or BINARY=path): the command, man page, completions, the systemd unit (not enabled), /etc/spotlite/spotlite.toml
+# and the default model, with Depends from dpkg-shlibdeps; lintian must find no error or warning.
+# `make deb-check` (root) installs it with apt-get, runs the installed command from a JSON Lines file to a search,
+# and purges it. DEB_PACKAGES are the tools, installed when missing.
+DEB_PACKAGES := dpkg-dev binutils lintian
+DEB_DIR ?= .build/deb
+deb-packages:
+	@$(MAKE) --no-print-directory system-packages APT_PACKAGES="$(DEB_PACKAGES)"
+
+deb: deb-packages model $(if $(BINARY),,.build/install/release/spotlite)
+	packaging/debian/build-deb "$(INSTALL_BINARY)" "$(MODEL_DIR)" "$(DEB_DIR)"
+	lintian --fail-on error,warning --info --tag-display-limit 0 $(DEB_DIR)/spotlite_*.deb
+
+deb-check: deb
+	@if [ "$$(id -u)" = "0" ]; then packaging/debian/check-deb $(DEB_DIR)/spotlite_*.deb; \
+	else sudo -n packaging/debian/check-deb $(DEB_DIR)/spotlite_*.deb; fi
 
 clean:
 	rm -rf .build

@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "SpotliteEmbeddings", targets: ["SpotliteEmbeddings"]),
         // Where the keyword list and the semantic list meet: search modes and reciprocal rank fusion.
         .library(name: "SpotliteHybrid", targets: ["SpotliteHybrid"]),
+        // Read replicas of an index (Xapian's replication programs) and the spawning of server processes.
+        .library(name: "SpotliteReplication", targets: ["SpotliteReplication"]),
         // Everything, with the `spotlite.toml` reader: what the command line uses.
         .library(name: "Spotlite", targets: ["Spotlite"]),
         // `spotlite serve` and `spotlite mcp` as a library, so that an app can host the HTTP API or the MCP tools.
@@ -71,6 +73,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Serving an index to read replicas and following one, with Xapian's replication programs run in sessions of
+        // their own: above the index, which only refuses writes to a replica and knows nothing of processes.
+        .target(
+            name: "SpotliteReplication",
+            dependencies: ["SpotliteSearch", "SpotliteStore"]
+        ),
         // Reads and checks `spotlite.toml` into a `SpotliteConfiguration`.
         .target(
             name: "SpotliteConfig",
@@ -82,10 +90,10 @@ let package = Package(
         ),
         // Search modes and the fusion of keyword and semantic results; knows neither Xapian nor the model yet.
         .target(name: "SpotliteHybrid"),
-        .target(name: "Spotlite", dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteConfig"]),
+        .target(name: "Spotlite", dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteReplication", "SpotliteConfig"]),
         // The command line's JSON shapes (`spotlite search --json`), written by hand for speed; not a product: the
         // libraries hand out typed values, and only the command line decides how they look as JSON.
-        .target(name: "SpotliteJSON", dependencies: ["SpotliteSearch"]),
+        .target(name: "SpotliteJSON", dependencies: ["SpotliteSearch", "SpotliteReplication"]),
         // The HTTP API with its search page (Hummingbird) and the MCP tools, over the libraries and their JSON shapes.
         .target(
             name: "SpotliteServer",
@@ -103,7 +111,7 @@ let package = Package(
         // What the benchmark, the reliability suites and the tests share; not a product.
         .target(
             name: "SpotliteTooling",
-            dependencies: ["SpotliteStore", "SpotliteSearch", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteReplication", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "spotlite",
@@ -144,7 +152,7 @@ let package = Package(
         .testTarget(name: "SpotliteHybridTests", dependencies: ["SpotliteHybrid"]),
         .testTarget(name: "SpotliteStoreTests", dependencies: ["SpotliteStore", "SpotliteTooling", "SpotliteTestSupport"]),
         .testTarget(name: "SpotliteSearchTests", dependencies: ["Spotlite", "SpotliteJSON", "SpotliteTooling", "SpotliteTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteTooling", "SpotliteTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteReplication", "SpotliteTooling", "SpotliteTestSupport"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -5,24 +5,24 @@ import GRDB
 
 /// Measures what history capture costs: the same batched upserts into a plain WAL database and into a
 /// ``SpotliteStore`` (triggers recording every row), in temporary files that are removed afterwards.
-public enum CaptureBenchmark {
+package enum CaptureBenchmark {
     /// The timings of one benchmark run.
-    public struct Result: Sendable, Hashable, CustomStringConvertible {
+    package struct Result: Sendable, Hashable, CustomStringConvertible {
         /// Rows upserted per run.
-        public var rows: Int
+        package var rows: Int
         /// Write transactions per run.
-        public var batches: Int
+        package var batches: Int
         /// Best time over the rounds, without capture.
-        public var plainSeconds: Double
+        package var plainSeconds: Double
         /// Best time over the rounds, through ``SpotliteStore/write(author:context:_:)`` with capture.
-        public var capturedSeconds: Double
+        package var capturedSeconds: Double
         /// Changes recorded by the captured run (one per row).
-        public var recordedChanges: Int
+        package var recordedChanges: Int
 
         /// `capturedSeconds / plainSeconds`; the target is at most 1.5.
-        public var ratio: Double { plainSeconds > 0 ? capturedSeconds / plainSeconds : .infinity }
+        package var ratio: Double { plainSeconds > 0 ? capturedSeconds / plainSeconds : .infinity }
 
-        public var description: String {
+        package var description: String {
             String(
                 format: "%d rows in %d batches: %.3f s plain, %.3f s with capture (%.2fx), %d changes recorded",
                 rows, batches, plainSeconds, capturedSeconds, ratio, recordedChanges)
@@ -30,12 +30,12 @@ public enum CaptureBenchmark {
     }
 
     /// A corpus that cannot be used.
-    public enum Failure: Error, CustomStringConvertible {
+    package enum Failure: Error, CustomStringConvertible {
         case unreadableCorpus(path: String, reason: String)
         case malformedLine(path: String, line: Int)
         case emptyCorpus(path: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unreadableCorpus(let path, let reason):
                 "cannot read the corpus \(path): \(reason); give a JSON Lines file (optionally .xz-compressed)"
@@ -50,7 +50,7 @@ public enum CaptureBenchmark {
     /// Loads `corpus` (JSON Lines, one object with a text `name` per line; `.xz` files are decompressed with
     /// `xz`), then times upserting all rows in batches of `batchSize`, without and with capture, keeping the
     /// best of `rounds` runs of each.
-    public static func run(corpus: String, batchSize: Int = 1000, rounds: Int = 2) throws -> Result {
+    package static func run(corpus: String, batchSize: Int = 1000, rounds: Int = 2) throws -> Result {
         let rows = try loadRows(corpus)
         guard let first = rows.first else { throw Failure.emptyCorpus(path: corpus) }
         let columns = ["name"] + first.keys.filter { $0 != "name" }.sorted()

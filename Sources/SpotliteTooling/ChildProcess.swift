@@ -18,9 +18,9 @@ import Glibc
 /// monitor may reap at any time cannot be listed safely for ``SpawnedProcesses/stopAll(grace:)``.
 ///
 /// Thread-safe: the bench waits for a child on a thread of its own while it reads the child's output.
-public final class ChildProcess: Sendable {
+package final class ChildProcess: Sendable {
     /// Where the child's standard output or standard error goes.
-    public enum Destination: Sendable {
+    package enum Destination: Sendable {
         /// A file, created or truncated.
         case file(String)
         /// A pipe whose read end is ``standardOutput`` (for standard output only).
@@ -32,36 +32,36 @@ public final class ChildProcess: Sendable {
     }
 
     /// Why a child could not be started.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// How a child ended.
-    public struct Termination: Sendable, CustomStringConvertible {
+    package struct Termination: Sendable, CustomStringConvertible {
         /// The exit status, when it exited.
-        public var exitStatus: Int32?
+        package var exitStatus: Int32?
         /// The signal that ended it, when one did.
-        public var signal: Int32?
+        package var signal: Int32?
         /// Wall-clock seconds from the start to the reaping.
-        public var seconds: Double
+        package var seconds: Double
         /// User and system CPU time of the child (every thread), from `wait4`.
-        public var cpuSeconds: Double
+        package var cpuSeconds: Double
         /// Peak resident memory in kilobytes: the highest `VmHWM` seen while the child was polled. `wait4`'s
         /// `ru_maxrss` (``reportedMaximumResidentKilobytes``) cannot be used for that: a child made by `posix_spawn`
         /// (vfork) shares the spawner's memory until `exec`, and Linux counts that memory in the child's peak.
-        public var maximumResidentKilobytes: Int
+        package var maximumResidentKilobytes: Int
         /// `wait4`'s `ru_maxrss` in kilobytes: an upper bound of the child's peak (see ``maximumResidentKilobytes``).
-        public var reportedMaximumResidentKilobytes: Int
+        package var reportedMaximumResidentKilobytes: Int
         /// True when the child was killed because it ran past the time its owner allowed (a hang).
-        public var timedOut = false
+        package var timedOut = false
 
         /// Whether it exited with status 0.
-        public var succeeded: Bool { exitStatus == 0 }
+        package var succeeded: Bool { exitStatus == 0 }
 
         /// The status as a shell reports it: the exit status, or 128 + the signal.
-        public var status: Int32 { exitStatus ?? 128 + (signal ?? 0) }
+        package var status: Int32 { exitStatus ?? 128 + (signal ?? 0) }
 
-        public var description: String {
+        package var description: String {
             if timedOut { return "timed out after \(Int(seconds)) s" }
             if let signal { return "killed by signal \(signal)" }
             return "exit status \(exitStatus ?? -1)"
@@ -69,16 +69,16 @@ public final class ChildProcess: Sendable {
     }
 
     /// What a child run to completion printed on its standard output, and how it ended.
-    public struct Outcome: Sendable {
-        public var termination: Termination
-        public var standardOutput: Data
+    package struct Outcome: Sendable {
+        package var termination: Termination
+        package var standardOutput: Data
 
         /// The status as a shell reports it (see ``Termination/status``).
-        public var status: Int32 { termination.status }
-        public var seconds: Double { termination.seconds }
-        public var cpuSeconds: Double { termination.cpuSeconds }
+        package var status: Int32 { termination.status }
+        package var seconds: Double { termination.seconds }
+        package var cpuSeconds: Double { termination.cpuSeconds }
         /// `wait4`'s `ru_maxrss`, in bytes: an upper bound only (see ``Termination/maximumResidentKilobytes``).
-        public var peakResidentBytes: Int { termination.reportedMaximumResidentKilobytes * 1024 }
+        package var peakResidentBytes: Int { termination.reportedMaximumResidentKilobytes * 1024 }
     }
 
     private struct State {
@@ -87,20 +87,20 @@ public final class ChildProcess: Sendable {
     }
 
     /// The child's pid (also its process group's id when started with `newProcessGroup`).
-    public let pid: pid_t
+    package let pid: pid_t
     /// The program and its arguments.
-    public let arguments: [String]
+    package let arguments: [String]
     /// The file of its standard output, when it goes to one.
-    public let standardOutputPath: String?
+    package let standardOutputPath: String?
     /// The file of its standard error, when it goes to one.
-    public let standardErrorPath: String?
+    package let standardErrorPath: String?
     /// The read end of its standard output, with ``Destination/pipe``.
-    public let standardOutput: FileHandle?
+    package let standardOutput: FileHandle?
     private let started: ContinuousClock.Instant
     private let state = Mutex(State())
 
     /// The running executable (the benchmark or the harness), to start it again in a child role.
-    public static var currentExecutable: String {
+    package static var currentExecutable: String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
@@ -108,7 +108,7 @@ public final class ChildProcess: Sendable {
     /// spawner's, standard input from `inputPath` (default /dev/null), and standard output and error where given.
     /// With `newProcessGroup` the child leads a process group of its own (its pid is the group's id), which
     /// ``SpawnedProcesses/stopAll(grace:)`` kills whole.
-    public init(executable: String, arguments: [String], directory: String? = nil,
+    package init(executable: String, arguments: [String], directory: String? = nil,
                 environment: [String: String] = [:], inputPath: String? = nil,
                 output: Destination = .inherit, error: Destination = .inherit, newProcessGroup: Bool = false) throws {
         if case .pipe = error { throw Failure(description: "standard error cannot go to a pipe; use a file") }
@@ -206,7 +206,7 @@ public final class ChildProcess: Sendable {
 
     /// Runs `executable arguments…` to its end, its standard output captured and its standard error where `error`
     /// says (default: inherited).
-    public static func run(_ executable: String, _ arguments: [String], directory: String? = nil,
+    package static func run(_ executable: String, _ arguments: [String], directory: String? = nil,
                            environment: [String: String] = [:], error: Destination = .inherit) throws -> Outcome {
         let child = try ChildProcess(executable: executable, arguments: arguments, directory: directory,
                                      environment: environment, output: .pipe, error: error)
@@ -221,17 +221,17 @@ public final class ChildProcess: Sendable {
     }()
 
     /// How the child ended, once it has been reaped (by ``poll()`` or a wait).
-    public var termination: Termination? { state.withLock { $0.termination } }
+    package var termination: Termination? { state.withLock { $0.termination } }
 
     /// The highest resident set seen so far, in kilobytes.
-    public var peakKilobytes: Int { state.withLock { $0.peakKilobytes } }
+    package var peakKilobytes: Int { state.withLock { $0.peakKilobytes } }
 
     /// Seconds since the child started.
-    public var elapsed: Double { Self.seconds(ContinuousClock.now - started) }
+    package var elapsed: Double { Self.seconds(ContinuousClock.now - started) }
 
     /// Reaps the child if it has ended, without waiting; samples its peak memory while it runs.
     @discardableResult
-    public func poll() -> Termination? {
+    package func poll() -> Termination? {
         if let termination { return termination }
         samplePeakMemory()
         return reap()
@@ -240,7 +240,7 @@ public final class ChildProcess: Sendable {
     /// Waits for the child to end, polling (so that its peak memory is sampled). Past `timeout` seconds from its
     /// start it is killed with SIGKILL and reported as timed out.
     @discardableResult
-    public func wait(timeout: Double = 600) -> Termination {
+    package func wait(timeout: Double = 600) -> Termination {
         let deadline = started + .milliseconds(Int(timeout * 1000))
         while true {
             if let termination = poll() { return termination }
@@ -258,7 +258,7 @@ public final class ChildProcess: Sendable {
 
     /// Blocks until the child ends (no time limit, no memory sampling: the wall time is exact), and reaps it.
     @discardableResult
-    public func waitForExit() -> Termination {
+    package func waitForExit() -> Termination {
         while true {
             if let termination { return termination }
             // Waits without reaping, so that the reaping happens under the registry's lock (see SpawnedProcesses).
@@ -271,30 +271,30 @@ public final class ChildProcess: Sendable {
     }
 
     /// Reads the child's standard output pipe to its end, then waits for the child.
-    public func outcome() -> Outcome {
+    package func outcome() -> Outcome {
         let data = standardOutput?.readDataToEndOfFile() ?? Data()
         return Outcome(termination: waitForExit(), standardOutput: data)
     }
 
     /// Sends `signal` to the child, while it has not been reaped.
-    public func kill(_ signal: Int32) {
+    package func kill(_ signal: Int32) {
         guard termination == nil else { return }
         _ = Glibc.kill(pid, signal)
     }
 
     /// Sends `signal` to the child's whole process group (started with `newProcessGroup`).
-    public func killGroup(_ signal: Int32) {
+    package func killGroup(_ signal: Int32) {
         guard termination == nil else { return }
         _ = Glibc.kill(-pid, signal)
     }
 
     /// What the child wrote to its standard output file so far.
-    public var standardOutputText: String {
+    package var standardOutputText: String {
         standardOutputPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
     }
 
     /// What the child wrote to its standard error file so far.
-    public var standardErrorText: String {
+    package var standardErrorText: String {
         standardErrorPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
     }
 

@@ -13,7 +13,7 @@ import Glibc
 /// The signals arrive through Dispatch on a queue of their own, not in a signal handler, so that the clean-up may
 /// lock, wait and remove files; the harness's work may still run meanwhile, but it can start nothing more, it parks
 /// at its next ``holdIfInterrupted()``, and the harness ends with `_exit` once the clean-up is done.
-public enum HarnessInterruption {
+package enum HarnessInterruption {
     private struct State {
         var program = "harness"
         var sources: [DispatchSourceSignal] = []
@@ -29,7 +29,7 @@ public enum HarnessInterruption {
     private static let parkingWait = Duration.seconds(2)
 
     /// Starts listening for SIGINT and SIGTERM (once; later calls do nothing); `program` begins the line printed.
-    public static func install(program: String) {
+    package static func install(program: String) {
         state.withLock { state in
             guard state.sources.isEmpty else { return }
             state.program = program
@@ -47,22 +47,22 @@ public enum HarnessInterruption {
 
     /// The scratch directory of the work now running: removed on a signal, or with `keep` named as kept; `noun`
     /// is what the line calls it.
-    public static func enter(workspace root: String, keep: Bool, noun: String = "scratch directory") {
+    package static func enter(workspace root: String, keep: Bool, noun: String = "scratch directory") {
         state.withLock { $0.workspace = (root, keep, noun) }
     }
 
     /// The scratch directory is gone (or kept and reported) already.
-    public static func leave() {
+    package static func leave() {
         state.withLock { $0.workspace = nil }
     }
 
     /// Whether a signal has arrived (the suite's output stops then: what fails afterwards was stopped on purpose).
-    public static var isInterrupted: Bool { signalled.load(ordering: .acquiring) }
+    package static var isInterrupted: Bool { signalled.load(ordering: .acquiring) }
 
     /// Parks the calling thread for good once a signal has arrived, so that the harness ends by the clean-up's exit
     /// status and not by its work's own (which would race the clean-up, or report as failures the processes it
     /// stopped).
-    public static func holdIfInterrupted() {
+    package static func holdIfInterrupted() {
         guard isInterrupted else { return }
         parked.add(1, ordering: .releasing)
         while true { sleep(60) }

@@ -4,14 +4,14 @@ import Glibc
 #endif
 
 /// Ports of 127.0.0.1 for servers that tests and benchmarks start: one free now, and whether one accepts connections.
-public enum LoopbackPort {
+package enum LoopbackPort {
     /// Why no port could be found.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// A port of 127.0.0.1 free right now (the kernel's choice for port 0, released at once).
-    public static func free() throws -> Int {
+    package static func free() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -25,7 +25,7 @@ public enum LoopbackPort {
     }
 
     /// Whether something accepts a TCP connection on 127.0.0.1:`port`.
-    public static func accepts(_ port: Int) -> Bool {
+    package static func accepts(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }

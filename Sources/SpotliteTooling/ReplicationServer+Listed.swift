@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteReplication
 import SpotliteSearch
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +12,7 @@ extension ReplicationServer {
     /// - Parameter timeout: how long to wait for the server to accept connections, in seconds.
     /// - Throws: what ``ReplicationServer/start(timeout:)`` throws; `SpawnedProcesses.Refusal` once the harness is
     ///   stopping, or when the server ended as soon as it listened.
-    public func startListed(timeout: Double = 10) throws -> pid_t {
+    package func startListed(timeout: Double = 10) throws -> pid_t {
         try SpawnedProcesses.start(wholeGroup: true) {
             // Under the list's lock, so that the session is listed before anything could reap it.
             try start(timeout: timeout)
@@ -25,7 +26,7 @@ extension ReplicationServer {
 
     /// Stops the server started by ``startListed(timeout:)`` and takes its session off the list (nothing to do when an
     /// interruption stopped it already).
-    public func stopListed(session: pid_t) {
+    package func stopListed(session: pid_t) {
         SpawnedProcesses.reap(session) {
             stop()
             return true

@@ -5,21 +5,21 @@ import SpotliteSearch
 /// with the same `--seed` makes the same choices: the same records, queries, operations and kill delays.
 ///
 /// The benchmark, the reliability suites and the relevance query generator share it.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
+package struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A generator whose sequence is determined by `seed`.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
     /// A generator for a sub-task, independent of how many numbers the parent draws later.
-    public mutating func split() -> SeededGenerator {
+    package mutating func split() -> SeededGenerator {
         SeededGenerator(seed: next() ^ 0x9E37_79B9_7F4A_7C15)
     }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -28,30 +28,30 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 
     /// A number in `range`, without modulo bias worth mentioning (64-bit multiply-high).
-    public mutating func int(in range: ClosedRange<Int>) -> Int {
+    package mutating func int(in range: ClosedRange<Int>) -> Int {
         let width = UInt64(range.upperBound - range.lowerBound) &+ 1
         if width == 0 { return Int(bitPattern: UInt(next())) }
         return range.lowerBound + Int(next().multipliedFullWidth(by: width).high)
     }
 
     /// A number in `0..<bound`.
-    public mutating func int(below bound: Int) -> Int {
+    package mutating func int(below bound: Int) -> Int {
         precondition(bound > 0)
         return int(in: 0...(bound - 1))
     }
 
     /// A number in [0, 1).
-    public mutating func unit() -> Double {
+    package mutating func unit() -> Double {
         Double(next() >> 11) / Double(1 << 53)
     }
 
     /// True with probability `probability`.
-    public mutating func chance(_ probability: Double) -> Bool {
+    package mutating func chance(_ probability: Double) -> Bool {
         unit() < probability
     }
 
     /// One of `items`, which must not be empty.
-    public mutating func pick<T>(_ items: [T]) -> T {
+    package mutating func pick<T>(_ items: [T]) -> T {
         items[int(below: items.count)]
     }
 }

@@ -10,10 +10,10 @@ import Glibc
 /// Starting and reaping happen under one lock with the bookkeeping: a pid is in the list exactly while it names a
 /// process of ours (started and not yet reaped), so ``stopAll()`` never signals a pid the kernel has handed to
 /// someone else. Once ``stopAll()`` has run, nothing new starts: the harness is on its way out.
-public enum SpawnedProcesses {
+package enum SpawnedProcesses {
     /// Why a process was not started.
-    public struct Refusal: Error, CustomStringConvertible {
-        public let description: String
+    package struct Refusal: Error, CustomStringConvertible {
+        package let description: String
     }
 
     private struct Entry {
@@ -59,7 +59,7 @@ public enum SpawnedProcesses {
     }
 
     /// The pids started and not yet reaped.
-    public static var running: [pid_t] {
+    package static var running: [pid_t] {
         state.withLock { Array($0.entries.keys).sorted() }
     }
 
@@ -67,7 +67,7 @@ public enum SpawnedProcesses {
     /// `grace` for each to end and reaps it; from then on nothing new starts. Returns the pids it stopped. Safe to
     /// call from any thread (a signal handler's dispatch queue), while the owner of the processes still runs.
     @discardableResult
-    public static func stopAll(grace: Duration = .seconds(5)) -> [pid_t] {
+    package static func stopAll(grace: Duration = .seconds(5)) -> [pid_t] {
         state.withLock { state in
             state.stopping = true
             let pids = state.entries.keys.sorted()

@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteReplication
 import SpotliteSearch
 #if canImport(Glibc)
 import Glibc
@@ -9,32 +10,32 @@ import Glibc
 /// It listens on the loopback interface only, on a port found free, in a session of its own under `timeout`, so
 /// that it never outlives a crashed test by more than its lifetime (see `SessionProcess`, the package's one spawner
 /// of servers). ``stop()`` (also run on deinit) kills the session by its id. Owned by one thread or task at a time.
-public final class XapianTcpServer: @unchecked Sendable {
+package final class XapianTcpServer: @unchecked Sendable {
     // @unchecked: `process` changes only in start/stop, which the owner calls from one task at a time.
 
     /// Why a server could not be started.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// The directory of the database served (created by the server when missing).
-    public let databasePath: String
+    package let databasePath: String
     /// The port on 127.0.0.1.
-    public let port: Int
+    package let port: Int
     /// How long the server may run before `timeout` kills it, whatever happens to its owner.
-    public let lifetime: Duration
+    package let lifetime: Duration
     private let logPath: String
     private var process: SessionProcess?
 
     /// The session's id (`timeout`, whose child is the server); nil when stopped.
-    public var pid: pid_t? { process?.pid }
+    package var pid: pid_t? { process?.pid }
     /// `tcp://127.0.0.1:PORT`, as a `shards` location.
-    public var location: String { "tcp://127.0.0.1:\(port)" }
+    package var location: String { "tcp://127.0.0.1:\(port)" }
     /// `127.0.0.1:PORT`, as errors name it.
-    public var hostAndPort: String { "127.0.0.1:\(port)" }
+    package var hostAndPort: String { "127.0.0.1:\(port)" }
 
     /// Starts a server for `databasePath` on a free port of 127.0.0.1 and waits until it accepts connections.
-    public convenience init(databasePath: String, lifetime: Duration = .seconds(600)) throws {
+    package convenience init(databasePath: String, lifetime: Duration = .seconds(600)) throws {
         var lastError: (any Error)?
         // A port found free may be taken before the server binds it: try a few.
         for _ in 0..<5 {
@@ -49,7 +50,7 @@ public final class XapianTcpServer: @unchecked Sendable {
     }
 
     /// Starts a server for `databasePath` on `port` of 127.0.0.1 and waits until it accepts connections.
-    public init(databasePath: String, port: Int, lifetime: Duration = .seconds(600)) throws {
+    package init(databasePath: String, port: Int, lifetime: Duration = .seconds(600)) throws {
         self.databasePath = databasePath
         self.port = port
         self.lifetime = lifetime
@@ -62,7 +63,7 @@ public final class XapianTcpServer: @unchecked Sendable {
     }
 
     /// The server program, from PATH.
-    public static func executable() throws -> String {
+    package static func executable() throws -> String {
         do {
             return try SessionProcess.find("xapian-tcpsrv")
         } catch {
@@ -71,7 +72,7 @@ public final class XapianTcpServer: @unchecked Sendable {
     }
 
     /// Starts the server again (after ``stop()``) on the same port and database.
-    public func start() throws {
+    package func start() throws {
         guard process == nil else { return }
         let server = try Self.executable()
         do {
@@ -95,7 +96,7 @@ public final class XapianTcpServer: @unchecked Sendable {
 
     /// Kills the server at once (SIGKILL to its session), as a crash would, reaps it, and waits until its port is
     /// closed.
-    public func stop() {
+    package func stop() {
         guard let process else { return }
         SpawnedProcesses.reap(process.pid) {
             process.kill()
@@ -107,12 +108,12 @@ public final class XapianTcpServer: @unchecked Sendable {
 
     /// Stops (SIGSTOP) or resumes (SIGCONT) the whole server: a stopped server accepts connections in the kernel
     /// but answers nothing, as a hung host would.
-    public func signal(_ signal: Int32) {
+    package func signal(_ signal: Int32) {
         process?.signal(signal)
     }
 
     /// What the server printed.
-    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    package var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     // The session's leader (`timeout`) can be reaped before the killed server has closed its listening socket (one
     // stop in six, measured): a restart's readiness probe, or a client, would then reach the dying socket and be reset.

@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteReplication
 import SpotliteSearch
 import SpotliteTestSupport
 import SpotliteTooling

@@ -14,40 +14,43 @@ import Glibc
 /// ```
 /// A rebuild writes a new generation beside the live one and switches by renaming a new stub over the old one, which
 /// is atomic: readers see either the old index or the new one, and a rebuild killed half-way leaves the old one live.
-struct IndexDirectory: Sendable {
-    static let stubName = "XAPIANDB"
+package struct IndexDirectory: Sendable {
+    package static let stubName = "XAPIANDB"
     static let lockName = "writer.lock"
-    static let generationPrefix = "gen-"
+    package static let generationPrefix = "gen-"
     /// In a read replica: names the replication server it copies (`HOST:PORT`).
     static let replicaMarkerName = "replica-of"
+    /// The replication layout database, beside the generations.
+    package static let replicationLayoutName = "replication-layout"
 
-    let path: String
+    package let path: String
     /// The timeouts of shards placed on servers, for the layouts this directory's shard map describes.
     let remote: RemoteConfiguration
 
-    init(path: String, remote: RemoteConfiguration = RemoteConfiguration()) {
+    package init(path: String, remote: RemoteConfiguration = RemoteConfiguration()) {
         self.path = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
         self.remote = remote
     }
 
-    var stubPath: String { path + "/" + Self.stubName }
+    package var stubPath: String { path + "/" + Self.stubName }
     var lockPath: String { path + "/" + Self.lockName }
 
-    var replicaMarkerPath: String { path + "/" + Self.replicaMarkerName }
-    var replicationLayoutPath: String { path + "/" + ReplicationLayout.databaseName }
+    package var replicaMarkerPath: String { path + "/" + Self.replicaMarkerName }
+    /// The database that publishes the live generation to replicas (SpotliteReplication writes and copies it).
+    package var replicationLayoutPath: String { path + "/" + Self.replicationLayoutName }
 
     /// The replication server this directory is a read replica of (`HOST:PORT`), or nil for an ordinary index.
-    var replicaSource: String? {
+    package var replicaSource: String? {
         guard let text = try? String(contentsOfFile: replicaMarkerPath, encoding: .utf8) else { return nil }
         let source = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return source.isEmpty ? nil : source
     }
 
     /// Whether a live generation exists.
-    var exists: Bool { liveGeneration != nil }
+    package var exists: Bool { liveGeneration != nil }
 
     /// The live generation's number, read from the stub.
-    var liveGeneration: Int? {
+    package var liveGeneration: Int? {
         guard let text = try? String(contentsOfFile: stubPath, encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ")
@@ -60,19 +63,19 @@ struct IndexDirectory: Sendable {
     }
 
     /// What identifies one version of the stub file: every switch renames a new file over it, which changes the inode.
-    struct StubIdentity: Equatable {
+    package struct StubIdentity: Equatable {
         var device: UInt64
         var inode: UInt64
         var modified: timespec
 
-        static func == (lhs: StubIdentity, rhs: StubIdentity) -> Bool {
+        package static func == (lhs: StubIdentity, rhs: StubIdentity) -> Bool {
             lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.modified.tv_sec == rhs.modified.tv_sec
                 && lhs.modified.tv_nsec == rhs.modified.tv_nsec
         }
     }
 
     /// The stub's identity (one `stat`, far cheaper than reading it), or nil when there is no stub.
-    var stubIdentity: StubIdentity? { Self.identity(of: stubPath) }
+    package var stubIdentity: StubIdentity? { Self.identity(of: stubPath) }
 
     /// What says which index is live, and its identity: the shard map of placed shards when there is one (it
     /// takes precedence), else the generation stub.
@@ -85,7 +88,7 @@ struct IndexDirectory: Sendable {
     }
 
     /// Whether the index's shards are placed at locations (a shard map is present).
-    var hasShardMap: Bool { access(ShardMap.path(in: self), F_OK) == 0 }
+    package var hasShardMap: Bool { access(ShardMap.path(in: self), F_OK) == 0 }
 
     /// The live index's shards: those the shard map places, else the live generation's; nil when there is no index
     /// (or its generation is one database written before sharding).
@@ -95,12 +98,12 @@ struct IndexDirectory: Sendable {
         return ShardLayout.read(generationPath: generationPath(generation))
     }
 
-    func generationPath(_ number: Int) -> String {
+    package func generationPath(_ number: Int) -> String {
         path + "/" + Self.generationPrefix + String(format: "%06d", number)
     }
 
     /// Every generation directory present, live or not.
-    func generations() -> [Int] {
+    package func generations() -> [Int] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return names.compactMap { name in
             guard name.hasPrefix(Self.generationPrefix) else { return nil }
@@ -109,7 +112,7 @@ struct IndexDirectory: Sendable {
     }
 
     /// Creates the index directory (and its parents) when missing.
-    func create() throws {
+    package func create() throws {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {

@@ -16,15 +16,15 @@ import Glibc
 /// ```
 /// A document lives in the shard that a stable hash of its id term (entity and key) picks, so updates find it again.
 /// Indexes written before sharding have no stub in their generation: the generation is itself one database.
-struct ShardLayout: Sendable, Equatable {
+package struct ShardLayout: Sendable, Equatable {
     static let stubName = "XAPIANDB"
-    static let shardPrefix = "shard-"
-    static let maximumCount = IndexShards.maximumCount
+    package static let shardPrefix = "shard-"
+    package static let maximumCount = IndexShards.maximumCount
 
     /// The generation directory holding the shards (the index directory for placed shards).
     let generationPath: String
     /// How many shards there are (at least one).
-    let count: Int
+    package let count: Int
     /// Where each shard is, when the configuration placed them (`shards = ["tcp://HOST:PORT", …]`); nil for the
     /// `shard-K` directories of a generation.
     let locations: [ShardLocation]?
@@ -35,7 +35,7 @@ struct ShardLayout: Sendable, Equatable {
     /// How long connecting to and waiting for remote shards may take (the configuration's `[remote]` table).
     var remote = RemoteConfiguration()
 
-    init(generationPath: String, count: Int) {
+    package init(generationPath: String, count: Int) {
         self.generationPath = generationPath
         self.count = max(1, count)
         locations = nil
@@ -197,7 +197,7 @@ struct ShardLayout: Sendable, Equatable {
 
     /// The layout recorded in `generationPath`'s stub, or nil when the generation has no stub (an index written
     /// before sharding, where the generation is one database) or its stub is not one Spotlite writes.
-    static func read(generationPath: String) -> ShardLayout? {
+    package static func read(generationPath: String) -> ShardLayout? {
         let stub = generationPath + "/" + stubName
         guard let text = try? String(contentsOfFile: stub, encoding: .utf8) else { return nil }
         let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -209,7 +209,7 @@ struct ShardLayout: Sendable, Equatable {
     }
 
     /// Writes the stub listing the shards, durably (written, fsynced, renamed into place).
-    func writeStub() throws {
+    package func writeStub() throws {
         try StubFile.write((0..<count).map { "\(Self.shardPrefix)\($0)" }, to: stubPath)
     }
 
@@ -226,7 +226,7 @@ struct ShardLayout: Sendable, Equatable {
     }
 
     /// The token every shard has reached: the smallest of the shards' tokens (nil when one has none).
-    func committedToken() throws -> HistoryToken? {
+    package func committedToken() throws -> HistoryToken? {
         let tokens = try metadata().map { $0.token?.rawValue ?? 0 }
         let smallest = tokens.min() ?? 0
         return smallest > 0 ? HistoryToken(rawValue: smallest) : nil

@@ -5,12 +5,12 @@ import Glibc
 
 /// Xapian stub files (`auto NAME` lines) written so that a crash leaves either the old stub or the new one: written to
 /// a fresh temporary file, fsynced, renamed into place, and the directory fsynced.
-enum StubFile {
+package enum StubFile {
     /// Replaces the stub at `path` with `lines`, one `auto NAME` entry each.
     ///
     /// The temporary file is created with `O_EXCL | O_NOFOLLOW`: a symbolic link someone left at that name is
     /// refused, never followed, so its target is never overwritten.
-    static func write(_ lines: [String], to path: String) throws {
+    package static func write(_ lines: [String], to path: String) throws {
         try write(contents: lines.map { "auto \($0)\n" }.joined(), to: path)
     }
 

@@ -3,7 +3,7 @@ import SpotliteStore
 
 /// The metadata a Spotlite index keeps beside its documents, committed atomically with them: the token is the
 /// index's truth about how much history it reflects.
-struct IndexMetadata: Sendable, Hashable {
+package struct IndexMetadata: Sendable, Hashable {
     static let tokenKey = "spotlite.token"
     /// Inside the transaction after the token, the id of the last change indexed (see ``IndexCheckpoint``); absent
     /// between transactions.
@@ -38,7 +38,7 @@ struct IndexMetadata: Sendable, Hashable {
     static let allKeys = [tokenKey, changeKey, storeIDKey, fingerprintKey, descriptionKey, updatedAtKey, formatKey,
                           modelVersionKey, captureGapKey, shardKey]
 
-    var token: HistoryToken?
+    package var token: HistoryToken?
     /// The last change indexed inside the transaction after ``token``, or nil.
     var changeID: Int64?
     var storeID: String?
@@ -58,7 +58,7 @@ struct IndexMetadata: Sendable, Hashable {
         self.updatedAt = updatedAt
     }
 
-    init(reading metadata: (String) throws -> String?) throws {
+    package init(reading metadata: (String) throws -> String?) throws {
         token = try metadata(Self.tokenKey).flatMap(Int64.init).map(HistoryToken.init(rawValue:))
         changeID = try metadata(Self.changeKey).flatMap(Int64.init)
         storeID = try metadata(Self.storeIDKey)

@@ -1,7 +1,10 @@
 import Foundation
 import SpotliteStore
 
-/// What one `update()` or `rebuild()` did; the shape of `spotlite index update --json`.
+/// What one `update()` or `rebuild()` did (the command line prints it as `spotlite index update --json`).
+///
+/// `Codable` with its property names as keys; the command line's JSON shape, with snake_case keys, is the command
+/// line's own.
 public struct IndexUpdateSummary: Sendable, Hashable, Codable {
     /// The history token the index reflects now.
     public var token: HistoryToken?
@@ -31,11 +34,6 @@ public struct IndexUpdateSummary: Sendable, Hashable, Codable {
     /// An empty summary: nothing done yet.
     public init() {}
 
-    enum CodingKeys: String, CodingKey {
-        case token, transactions, changes, indexed, deleted, rebuilt, reason, seconds
-        case unreadableValues = "unreadable_values", unreadableExamples = "unreadable_examples"
-    }
-
     /// Counts `found` (from one document) and keeps the first few described.
     mutating func noteUnreadable(_ found: [String]) {
         noteUnreadable(count: found.count, examples: found)
@@ -51,21 +49,6 @@ public struct IndexUpdateSummary: Sendable, Hashable, Codable {
         unreadableValues += count
         let room = Self.unreadableExampleLimit - unreadableExamples.count
         if room > 0 { unreadableExamples += examples.prefix(room) }
-    }
-
-    /// The summary in the JSON form `spotlite index update --json` prints.
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(token?.rawValue ?? 0, forKey: .token)
-        try container.encode(transactions, forKey: .transactions)
-        try container.encode(changes, forKey: .changes)
-        try container.encode(indexed, forKey: .indexed)
-        try container.encode(deleted, forKey: .deleted)
-        try container.encode(rebuilt, forKey: .rebuilt)
-        try container.encode(reason, forKey: .reason)
-        try container.encode(seconds, forKey: .seconds)
-        try container.encode(unreadableValues, forKey: .unreadableValues)
-        try container.encode(unreadableExamples, forKey: .unreadableExamples)
     }
 }
 

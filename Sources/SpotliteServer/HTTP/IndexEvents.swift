@@ -76,7 +76,7 @@ final class IndexEvents: Service, Sendable {
         state.withLock { $0.lastToken = update.token?.rawValue ?? $0.lastToken }
         // A commit that only saved the position applied nothing: no event, as `index watch` prints no line.
         if commit.transactions == 0 && commit.indexed == 0 && commit.deleted == 0 && !commit.rebuilt { return }
-        var json = JSONDocument.line(encodable: commit)
+        var json = JSONDocument.line(commit.jsonObject)
         json.removeLast()
         send(Data("event: index\ndata: ".utf8) + json + Data("\n\n".utf8))
     }

@@ -14,27 +14,27 @@ import Foundation
 ///   would be ambiguous by construction), are skipped;
 /// - the chosen words keep their order in the text.
 /// Records are sampled without replacement in an order drawn from `seed`, so a set is reproducible.
-public struct KnownItemQueryGenerator: Sendable {
+package struct KnownItemQueryGenerator: Sendable {
     /// A record: its key, and the text queries are drawn from.
-    public struct Record: Sendable, Hashable {
+    package struct Record: Sendable, Hashable {
         /// The record's key, as the evaluation compares it with hit keys.
-        public var key: String
+        package var key: String
         /// The text queries are drawn from (e.g. a description).
-        public var text: String
+        package var text: String
 
         /// A record with its key and text.
-        public init(key: String, text: String) {
+        package init(key: String, text: String) {
             self.key = key
             self.text = text
         }
     }
 
     /// Words in fewer records than this are too rare to be remembered (unique tokens, typos).
-    public var minimumDocumentFrequency = 2
+    package var minimumDocumentFrequency = 2
     /// Words in more than this fraction of the records are too common to identify one.
-    public var maximumDocumentFrequencyFraction = 0.02
+    package var maximumDocumentFrequencyFraction = 0.02
     /// How many words each query has (each count equally likely).
-    public var wordsPerQuery: ClosedRange<Int> = 2...3
+    package var wordsPerQuery: ClosedRange<Int> = 2...3
 
     private let records: [Record]
     private let words: [[String]]
@@ -42,7 +42,7 @@ public struct KnownItemQueryGenerator: Sendable {
     private let duplicated: Set<Int>
 
     /// Counts the words of every record; keys are not required to be unique, but duplicates are ambiguous.
-    public init(records: [Record]) {
+    package init(records: [Record]) {
         self.records = records
         words = records.map { Self.words(in: $0.text) }
         var frequency: [String: Int] = [:]
@@ -64,7 +64,7 @@ public struct KnownItemQueryGenerator: Sendable {
     }
 
     /// Up to `count` queries (fewer when the records run out), reproducible for a given seed.
-    public func generate(count: Int, seed: UInt64 = 1) -> RelevanceQuerySet {
+    package func generate(count: Int, seed: UInt64 = 1) -> RelevanceQuerySet {
         var random = SeededGenerator(seed: seed)
         let maximumFrequency = max(minimumDocumentFrequency, Int(Double(records.count) * maximumDocumentFrequencyFraction))
         let total = Double(records.count)

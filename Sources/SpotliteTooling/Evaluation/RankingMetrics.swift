@@ -5,15 +5,15 @@ import Foundation
 /// - average precision (over every relevant document, grade > 0; unretrieved ones count as precision 0),
 /// - nDCG@10 with gains 2^grade − 1 and the ideal ranking of every judged document,
 /// - precision@10 and recall at the evaluation depth.
-public struct RankingMetrics: Sendable, Hashable, Codable {
-    public var averagePrecision: Double
-    public var ndcgAt10: Double
-    public var precisionAt10: Double
-    public var recall: Double
+package struct RankingMetrics: Sendable, Hashable, Codable {
+    package var averagePrecision: Double
+    package var ndcgAt10: Double
+    package var precisionAt10: Double
+    package var recall: Double
 
     /// The measures of `ranking` (document ids, best first; only the first `depth` count, duplicates after their
     /// first occurrence are ignored) against `grades` (document id → grade; grades ≤ 0 are not relevant).
-    public init(ranking: [String], grades: [String: Int], depth: Int = 1000) {
+    package init(ranking: [String], grades: [String: Int], depth: Int = 1000) {
         var seen = Set<String>()
         let ranked = ranking.filter { seen.insert($0).inserted }.prefix(max(0, depth))
         let relevantCount = grades.values.filter { $0 > 0 }.count
@@ -35,7 +35,7 @@ public struct RankingMetrics: Sendable, Hashable, Codable {
     }
 
     /// Explicit values (e.g. means).
-    public init(averagePrecision: Double, ndcgAt10: Double, precisionAt10: Double, recall: Double) {
+    package init(averagePrecision: Double, ndcgAt10: Double, precisionAt10: Double, recall: Double) {
         self.averagePrecision = averagePrecision
         self.ndcgAt10 = ndcgAt10
         self.precisionAt10 = precisionAt10
@@ -43,7 +43,7 @@ public struct RankingMetrics: Sendable, Hashable, Codable {
     }
 
     /// The mean of each measure over queries (MAP, mean nDCG@10, …); zeros for no queries.
-    public static func mean(_ measures: [RankingMetrics]) -> RankingMetrics {
+    package static func mean(_ measures: [RankingMetrics]) -> RankingMetrics {
         guard !measures.isEmpty else { return RankingMetrics(averagePrecision: 0, ndcgAt10: 0, precisionAt10: 0, recall: 0) }
         let count = Double(measures.count)
         return RankingMetrics(
@@ -55,14 +55,14 @@ public struct RankingMetrics: Sendable, Hashable, Codable {
 }
 
 /// How one run compares with another query by query: on how many queries it is better, worse or level.
-public struct QueryComparison: Sendable, Hashable, Codable {
-    public var wins: Int
-    public var losses: Int
-    public var ties: Int
+package struct QueryComparison: Sendable, Hashable, Codable {
+    package var wins: Int
+    package var losses: Int
+    package var ties: Int
 
     /// Compares `ours` and `theirs` (query id → a score such as average precision) over the queries of `ours`;
     /// differences of at most `tolerance` are ties.
-    public init(ours: [String: Double], theirs: [String: Double], tolerance: Double = 0.001) {
+    package init(ours: [String: Double], theirs: [String: Double], tolerance: Double = 0.001) {
         var wins = 0, losses = 0, ties = 0
         for (query, score) in ours {
             let other = theirs[query] ?? 0

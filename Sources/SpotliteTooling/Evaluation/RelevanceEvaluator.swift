@@ -8,20 +8,20 @@ import SpotliteSearch
 /// let report = try RelevanceEvaluator(searcher: searcher).evaluate(queries)
 /// print(report.meanReciprocalRank, report.successRate)
 /// ```
-public struct RelevanceEvaluator: Sendable {
+package struct RelevanceEvaluator: Sendable {
     /// The searcher whose ranking is measured.
-    public let searcher: IndexSearcher
+    package let searcher: IndexSearcher
     /// Ranks beyond this count as not found (10 for MRR@10 and success@10).
-    public var cutoff: Int
+    package var cutoff: Int
     /// Only records of these entities are searched (empty: all).
-    public var entities: [String]
+    package var entities: [String]
     /// How plain query words combine.
-    public var defaultOperator: SearchRequest.DefaultOperator
+    package var defaultOperator: SearchRequest.DefaultOperator
     /// Whether queries that find nothing are retried with spelling correction, as the product does.
-    public var correctsSpelling: Bool
+    package var correctsSpelling: Bool
 
     /// An evaluator with the product's defaults: cutoff 10, every entity, OR, spelling correction on.
-    public init(searcher: IndexSearcher, cutoff: Int = 10, entities: [String] = [],
+    package init(searcher: IndexSearcher, cutoff: Int = 10, entities: [String] = [],
                 defaultOperator: SearchRequest.DefaultOperator = .or, correctsSpelling: Bool = true) {
         self.searcher = searcher
         self.cutoff = cutoff
@@ -32,7 +32,7 @@ public struct RelevanceEvaluator: Sendable {
 
     /// Runs every query and ranks the wanted records. A query that cannot run counts as a miss, with its error.
     /// - Throws: errors that concern the index rather than one query (``SearchError/indexMissing(path:)``, …).
-    public func evaluate(_ set: RelevanceQuerySet) throws -> RelevanceReport {
+    package func evaluate(_ set: RelevanceQuerySet) throws -> RelevanceReport {
         var outcomes: [RelevanceReport.Outcome] = []
         outcomes.reserveCapacity(set.judgments.count)
         for judgment in set.judgments {

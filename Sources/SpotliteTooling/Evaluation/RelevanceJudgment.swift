@@ -2,14 +2,14 @@ import Foundation
 import SpotliteStore
 import SpotliteSearch
 /// A known-item query: the text a user would type, and the key of the one record they are looking for.
-public struct RelevanceJudgment: Sendable, Hashable {
+package struct RelevanceJudgment: Sendable, Hashable {
     /// The key of the record that should come first.
-    public var key: String
+    package var key: String
     /// The query text, in Xapian's query syntax.
-    public var query: String
+    package var query: String
 
     /// A judgment: `query` should find the record `key` first.
-    public init(key: String, query: String) {
+    package init(key: String, query: String) {
         self.key = key
         self.query = query
     }

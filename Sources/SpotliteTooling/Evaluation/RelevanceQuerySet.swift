@@ -6,18 +6,18 @@ import Foundation
 ///
 /// Blank lines and lines starting with `#` are skipped; a line without a tab, or with an empty key or query, is an
 /// error naming the line.
-public struct RelevanceQuerySet: Sendable, Hashable {
+package struct RelevanceQuerySet: Sendable, Hashable {
     /// The queries, in file order.
-    public var judgments: [RelevanceJudgment]
+    package var judgments: [RelevanceJudgment]
 
     /// A set of these judgments.
-    public init(_ judgments: [RelevanceJudgment]) {
+    package init(_ judgments: [RelevanceJudgment]) {
         self.judgments = judgments
     }
 
     /// Parses TSV text; `source` names it in errors.
     /// - Throws: ``SearchError/invalidQuerySet(source:line:reason:)``.
-    public init(tsv: String, source: String = "query set") throws {
+    package init(tsv: String, source: String = "query set") throws {
         var judgments: [RelevanceJudgment] = []
         // "\r\n" is one Character in Swift: splitting on isNewline handles both line ends.
         for (index, line) in tsv.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
@@ -40,7 +40,7 @@ public struct RelevanceQuerySet: Sendable, Hashable {
 
     /// Reads a TSV file.
     /// - Throws: ``SearchError/invalidQuerySet(source:line:reason:)``, also when the file cannot be read.
-    public init(contentsOf path: String) throws {
+    package init(contentsOf path: String) throws {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -51,7 +51,7 @@ public struct RelevanceQuerySet: Sendable, Hashable {
     }
 
     /// The set as TSV text (tabs and newlines inside queries become spaces).
-    public var tsv: String {
+    package var tsv: String {
         judgments.map { judgment in
             let clean = { (text: String) in
                 text.map { $0 == "\t" || $0.isNewline ? " " : $0 }.reduce(into: "") { $0.append($1) }

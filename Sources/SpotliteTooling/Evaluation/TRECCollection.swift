@@ -2,37 +2,37 @@ import Foundation
 
 /// A TREC-style test collection's topics and judgements: the queries (`id<TAB>text` lines) and the graded relevance
 /// of documents to them (`qrels`: `query_id iteration doc_id grade` lines, grade 0 meaning not relevant).
-public struct TRECCollection: Sendable, Hashable {
+package struct TRECCollection: Sendable, Hashable {
     /// A query: its id, as the judgements name it, and its text.
-    public struct Topic: Sendable, Hashable {
-        public var id: String
-        public var text: String
+    package struct Topic: Sendable, Hashable {
+        package var id: String
+        package var text: String
 
-        public init(id: String, text: String) {
+        package init(id: String, text: String) {
             self.id = id
             self.text = text
         }
     }
 
     /// The queries, in file order.
-    public var topics: [Topic]
+    package var topics: [Topic]
     /// For each query id, the grade of each judged document (only grades above 0: the relevant ones).
-    public var judgements: [String: [String: Int]]
+    package var judgements: [String: [String: Int]]
 
     /// A collection from topics and judgements already read.
-    public init(topics: [Topic], judgements: [String: [String: Int]]) {
+    package init(topics: [Topic], judgements: [String: [String: Int]]) {
         self.topics = topics
         self.judgements = judgements
     }
 
     /// The topics that have at least one relevant document: the only ones a measure can score (TREC's convention).
-    public var judgedTopics: [Topic] {
+    package var judgedTopics: [Topic] {
         topics.filter { !(judgements[$0.id] ?? [:]).isEmpty }
     }
 
     /// Parses topics (`id<TAB>text`) and judgements (`query 0 doc grade`, separated by spaces or tabs). Blank lines
     /// and lines starting with `#` are skipped; `source` names the files in errors.
-    public init(topicsTSV: String, qrels: String, topicsSource: String = "queries", qrelsSource: String = "qrels") throws {
+    package init(topicsTSV: String, qrels: String, topicsSource: String = "queries", qrelsSource: String = "qrels") throws {
         var topics: [Topic] = []
         var seen = Set<String>()
         for (index, line) in topicsTSV.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
@@ -63,7 +63,7 @@ public struct TRECCollection: Sendable, Hashable {
     }
 
     /// Reads the topics and judgements files.
-    public init(topicsPath: String, qrelsPath: String) throws {
+    package init(topicsPath: String, qrelsPath: String) throws {
         func text(_ path: String) throws -> String {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw TRECCollectionError(source: path, line: 0, reason: "the file cannot be read")
@@ -76,19 +76,19 @@ public struct TRECCollection: Sendable, Hashable {
 
     /// Query text as the collections' published figures use it: lower-cased, every character that is not a letter
     /// or a digit replaced by a space, spaces collapsed. It also keeps query syntax (quotes, `-`, `:`) out.
-    public static func plainQuery(_ text: String) -> String {
+    package static func plainQuery(_ text: String) -> String {
         let mapped = text.lowercased().map { $0.isLetter || $0.isNumber ? $0 : " " }
         return String(mapped).split(separator: " ").joined(separator: " ")
     }
 }
 
 /// A topics or judgements file that cannot be read.
-public struct TRECCollectionError: Error, CustomStringConvertible, Sendable {
-    public var source: String
-    public var line: Int
-    public var reason: String
+package struct TRECCollectionError: Error, CustomStringConvertible, Sendable {
+    package var source: String
+    package var line: Int
+    package var reason: String
 
-    public var description: String {
+    package var description: String {
         line > 0 ? "\(source), line \(line): \(reason)" : "\(source): \(reason)"
     }
 }

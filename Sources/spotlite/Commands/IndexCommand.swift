@@ -61,7 +61,7 @@ struct IndexCommand: AsyncParsableCommand {
         let summary = rebuild ? try await indexer.rebuild() : try await indexer.update()
         bar.finish()
         if json {
-            JSONOutput.print(encodable: summary)
+            JSONOutput.print(summary.jsonObject)
         } else {
             printSummary(summary, indexPath: indexer.indexPath)
         }
@@ -117,7 +117,7 @@ struct IndexCommand: AsyncParsableCommand {
                     // A commit that only saved the position applied nothing: no line.
                     if commit.transactions == 0 && commit.indexed == 0 && commit.deleted == 0 && !commit.rebuilt { continue }
                     if json {
-                        JSONOutput.print(encodable: commit)
+                        JSONOutput.print(commit.jsonObject)
                     } else {
                         if let warning = IndexCommand.unreadableWarning(commit) { Terminal.printError(warning) }
                         Terminal.log("\(ISO8601.string(from: Date())) token \(update.token.map { "\($0)" } ?? "0"): \(Plural.count(commit.transactions, "transaction")), \(Terminal.number(commit.indexed)) indexed, \(Terminal.number(commit.deleted)) deleted in \(Terminal.duration(commit.seconds))\(commit.rebuilt ? " (rebuilt: \(commit.reason ?? "requested"))" : "")")

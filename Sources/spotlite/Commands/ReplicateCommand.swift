@@ -155,7 +155,7 @@ extension IndexCommand.Replicate {
             let follower = try ReplicaFollower(source: address, replicaPath: directory, timeout: timeout)
             if once {
                 let round = try follower.followOnce()
-                if json { JSONOutput.print(encodable: round) } else { print(Self.describe(round)) }
+                if json { JSONOutput.print(round.jsonObject) } else { print(Self.describe(round)) }
                 return
             }
             let stop = SignalWaiter(signals: [SIGINT, SIGTERM, SIGHUP])
@@ -177,7 +177,7 @@ extension IndexCommand.Replicate {
                             let changed = round.token != lastRound?.token || round.generation != lastRound?.generation
                                 || round.documents != lastRound?.documents
                             if changed {
-                                if json { JSONOutput.print(encodable: round) } else { Terminal.log("\(ISO8601.string(from: Date())) \(Self.describe(round))") }
+                                if json { JSONOutput.print(round.jsonObject) } else { Terminal.log("\(ISO8601.string(from: Date())) \(Self.describe(round))") }
                             }
                             lastRound = round
                         } catch {

@@ -6,8 +6,4 @@ enum JSONOutput {
     static func print(_ object: Any) {
         FileHandle.standardOutput.write(JSONDocument.line(object))
     }
-
-    static func print<T: Encodable>(encodable value: T) {
-        FileHandle.standardOutput.write(JSONDocument.line(encodable: value))
-    }
 }

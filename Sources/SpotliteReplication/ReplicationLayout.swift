@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteSearch
 
 /// What a replica needs to know to copy an index: the live generation and its shards, published by the master as
 /// metadata of a small Xapian database in the index directory, so that Xapian's own replication carries it.
@@ -7,7 +8,7 @@ import Foundation
 /// The master (`spotlite index replicate serve`) writes this database whenever the live generation changes; a
 /// replica copies it first, then the databases it names.
 struct ReplicationLayout: Sendable, Equatable {
-    static let databaseName = "replication-layout"
+    static let databaseName = IndexDirectory.replicationLayoutName
     static let generationKey = "spotlite.replication.generation"
     static let shardsKey = "spotlite.replication.shards"
 

@@ -1,9 +1,11 @@
 import Foundation
+import SpotliteSearch
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// What one round of following a replication server did.
+/// What one round of following a replication server did (`Codable` with its property names as keys; the command
+/// line prints it as `spotlite index replicate follow --json`, in its own shape).
 public struct ReplicaRound: Sendable, Equatable, Codable {
     /// The replication server (`HOST:PORT`).
     public var source: String
@@ -23,11 +25,6 @@ public struct ReplicaRound: Sendable, Equatable, Codable {
     public var token: Int64?
     /// How long the round took.
     public var seconds: Double
-
-    enum CodingKeys: String, CodingKey {
-        case source, replica, generation, shards, switched, documents, token, seconds
-        case fullCopies = "full_copies"
-    }
 }
 
 /// Keeps a read-only copy of an index served by ``ReplicationServer`` current, with Xapian's `xapian-replicate`.
