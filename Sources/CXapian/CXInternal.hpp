@@ -81,9 +81,6 @@ struct cx_query_parser {
     // The database given to set_database (spelling, wildcards), to reopen when parsing hits a newer revision.
     Xapian::Database db;
     std::shared_ptr<bool> db_needs_reopen = std::make_shared<bool>(false);
-    // `field:` prefixes of number and date fields: a range with a sign before it (`-price:1..20`) has its bounds
-    // quoted before parsing, so that it reaches the field's processor (see CXQueryParser.cpp).
-    std::vector<std::string> value_prefixes;
     // The wildcard limit (0: none), shared with the keyword processors, which expand `field:val*` themselves.
     std::shared_ptr<Xapian::termcount> max_expansion = std::make_shared<Xapian::termcount>(0);
 };

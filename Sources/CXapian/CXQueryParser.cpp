@@ -13,54 +13,6 @@ void add_single_value(cx_query_parser &parser, Xapian::valueno slot, const std::
     if (prefix.size() < 2 || prefix.back() != ':') return;
     std::string field = prefix.substr(0, prefix.size() - 1);
     parser.parser.add_boolean_prefix(field, (new cx::SingleValueFieldProcessor(slot, field, kind))->release());
-    parser.value_prefixes.push_back(prefix);
-}
-
-bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-// Quotes the bounds of each `+field:A..B` or `-field:A..B` (a number or date field's prefix, outside quotes): Xapian
-// 1.4's parser gives a range after a sign to no range processor ("Unknown range operation"), while `-field:"A..B"`
-// reaches the field's processor, which reads the range the same way.
-std::string with_signed_ranges_quoted(const std::string &text, const std::vector<std::string> &prefixes) {
-    if (prefixes.empty() || text.find("..") == std::string::npos) return text;
-    std::string result;
-    result.reserve(text.size() + 8);
-    bool quoted = false;
-    size_t position = 0;
-    while (position < text.size()) {
-        const char c = text[position];
-        const bool signed_word = !quoted && (c == '+' || c == '-') &&
-                                 (position == 0 || is_space(text[position - 1]) || text[position - 1] == '(');
-        const std::string *matched = nullptr;
-        if (signed_word) {
-            for (const auto &prefix : prefixes) {
-                if (text.compare(position + 1, prefix.size(), prefix) == 0) matched = &prefix;
-            }
-        }
-        if (matched == nullptr) {
-            if (c == '"') quoted = !quoted;
-            result += c;
-            ++position;
-            continue;
-        }
-        const size_t start = position + 1 + matched->size();
-        size_t end = start;
-        while (end < text.size() && !is_space(text[end]) && text[end] != ')') ++end;
-        const std::string value = text.substr(start, end - start);
-        result += c;
-        result += *matched;
-        if (value.find("..") != std::string::npos && value.find('"') == std::string::npos) {
-            result += '"';
-            result += value;
-            result += '"';
-        } else {
-            result += value;
-        }
-        position = end;
-    }
-    return result;
 }
 
 } // namespace
@@ -207,11 +159,44 @@ cx_query *cx_query_parser_parse(cx_query_parser *parser, const char *text, size_
                                 cx_error **err) noexcept {
     return cx::guard(err, static_cast<cx_query *>(nullptr), [&] {
         cx::require(parser, "query parser");
-        std::string query_text =
-            with_signed_ranges_quoted(cx::bytes(text, text_len, "query text"), parser->value_prefixes);
+        std::string query_text = cx::bytes(text, text_len, "query text");
         // Spelling correction and synonyms read the database while parsing.
         Xapian::Query query = cx::read_retrying(parser->db, *parser->db_needs_reopen, cx::default_max_retries,
                                                 [&] { return parser->parser.parse_query(query_text, flags); });
+        return new cx_query{query};
+    });
+}
+
+cx_query *cx_query_parser_parse_checked(cx_query_parser *parser, const char *text, size_t text_len, unsigned flags,
+                                        bool *read_as_words, cx_error **err) noexcept {
+    if (read_as_words != nullptr) *read_as_words = false;
+    return cx::guard(err, static_cast<cx_query *>(nullptr), [&] {
+        cx::require(parser, "query parser");
+        cx::require(read_as_words, "read-as-words output");
+        std::string query_text = cx::bytes(text, text_len, "query text");
+        auto parse = [&](unsigned with) {
+            return cx::read_retrying(parser->db, *parser->db_needs_reopen, cx::default_max_retries,
+                                     [&] { return parser->parser.parse_query(query_text, with); });
+        };
+        // Xapian 1.4 says nowhere that it fell back: on a syntax error its grammar has no message for, it parses
+        // the text again as plain words and returns that reading, which is then the plain reading itself. The plain
+        // reading comes first, so that the spelling correction left for the caller is the requested one's; text
+        // that plain words cannot read either (a signed range) was not read as them.
+        std::string plain;
+        bool has_plain = false;
+        try {
+            plain = parse(Xapian::QueryParser::FLAG_CJK_NGRAM).serialise();
+            has_plain = true;
+        } catch (const Xapian::Error &) {
+        }
+        Xapian::Query query = parse(flags);
+        if (has_plain) {
+            try {
+                *read_as_words = query.serialise() == plain;
+            } catch (const Xapian::UnimplementedError &) {
+                // A query that cannot be serialised holds more than plain words.
+            }
+        }
         return new cx_query{query};
     });
 }

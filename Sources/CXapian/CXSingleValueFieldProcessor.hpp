@@ -11,7 +11,7 @@ namespace cx {
 /// (`price:-3`, `price:"42"`), for dates every second of the period V names (`at:2024` is the whole year). It is a
 /// boolean prefix, so the parser hands it the whole value (signs, hyphens, colons, quoted text) and the value
 /// filters the query, as a range does. Ranges `field:A..B` go to the range processors first, but one written with
-/// `+` or `-` before it reaches no range processor in Xapian 1.4: the parser quotes it (`-price:"1..20"`) and it
+/// `+` or `-` before it reaches no range processor in Xapian 1.4: the query front end quotes it (`-price:"1..20"`) and it
 /// comes here, as `A..B`. A value that is not a number (or date) is a QueryParserError naming the field, rather
 /// than a search that silently finds nothing.
 class SingleValueFieldProcessor : public Xapian::FieldProcessor {

@@ -667,6 +667,13 @@ bool cx_query_parser_set_max_wildcard_expansion(cx_query_parser *parser, uint32_
 cx_query *cx_query_parser_parse(cx_query_parser *parser, const char *text, size_t text_len, unsigned flags,
                                 cx_error **err) CX_NOEXCEPT;
 
+/** Parses `text` as cx_query_parser_parse does, and sets `*read_as_words` when Xapian could not read its syntax
+ *  and read it as plain words instead (Xapian 1.4 does so silently on a syntax error its grammar has no message
+ *  for: brackets holding only excluded words, `vim NEAR`), so that the caller can refuse the text rather than
+ *  search its operators as words. Costs a second parse (as plain words). */
+cx_query *cx_query_parser_parse_checked(cx_query_parser *parser, const char *text, size_t text_len, unsigned flags,
+                                        bool *read_as_words, cx_error **err) CX_NOEXCEPT;
+
 /** The spelling-corrected form of the last parsed text (needs cx_qp_flag_spelling_correction, a database and
  *  spelling data); empty when nothing was corrected. `*out` is malloc'd (free with cx_free). */
 bool cx_query_parser_corrected_query(const cx_query_parser *parser, char **out, size_t *out_len,

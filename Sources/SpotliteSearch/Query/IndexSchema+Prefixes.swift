@@ -5,17 +5,21 @@ extension IndexSchema {
     /// `summary:editor` for a text field without a prefix of its own. Nil when every such word names a query prefix
     /// as written, or names neither a prefix nor a field whatever its case (`std::string`, `http://…`).
     func prefixProblem(in query: String) -> String? {
-        guard query.contains(":") else { return nil }
-        for word in Self.wordsOutsidePhrases(in: query) {
-            let text = word.drop(while: { "+-(".contains($0) })
+        prefixProblem(in: QueryText(query))
+    }
+
+    /// The same, for text already read.
+    func prefixProblem(in query: QueryText) -> String? {
+        guard query.text.contains(":") else { return nil }
+        for word in query.wordsOutsidePhrases {
+            let text = word.text.drop(while: { "+-(".contains($0) })
             guard let colon = text.firstIndex(of: ":"), colon > text.startIndex,
                   text.index(after: colon) < text.endIndex else { continue }
             let name = String(text[..<colon])
-            guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }),
-                  !isQueryPrefix(name) else { continue }
+            guard QueryText.isFieldName(name[...]), !isQueryPrefix(name) else { continue }
             var value = text[text.index(after: colon)...]
-            if value.first == "\"", let close = query[query.index(after: value.startIndex)...].firstIndex(of: "\"") {
-                value = query[value.startIndex...close]  // a quoted phrase spans the words that follow
+            if value.first == "\"", let close = query.text[query.text.index(after: value.startIndex)...].firstIndex(of: "\"") {
+                value = query.text[value.startIndex...close]  // a quoted phrase spans the words that follow
             }
             let lowered = name.lowercased()
             if lowered != name, isQueryPrefix(lowered) {

@@ -2,66 +2,6 @@
 /// answer is an error naming the field and what ranges take, not a silent search for its words (without number or
 /// date fields Xapian reads `size:10..20` as words) or Xapian's bare "Unknown range operation".
 extension IndexSchema {
-    /// A range as written in a query, outside quotes: `field` is nil for a bare `LOW..HIGH`.
-    struct WrittenRange: Equatable {
-        var text: String
-        var field: String?
-        var low: String
-        var high: String
-    }
-
-    /// The `[FIELD:]LOW..HIGH` words of `query` outside double quotes, with the brackets and `+`/`-` around them
-    /// taken off. Words whose bounds hold `:`, `/` or `"` (addresses, quoted text) are not ranges.
-    static func writtenRanges(in query: String) -> [WrittenRange] {
-        guard query.contains("..") else { return [] }
-        var ranges: [WrittenRange] = []
-        for text in unquotedWords(in: query) {
-            guard let dots = text.range(of: "..") else { continue }
-            var field: String?
-            var bounds = text[...]
-            if let colon = text.firstIndex(of: ":"), colon < dots.lowerBound {
-                let name = text[..<colon]
-                guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else { continue }
-                field = String(name)
-                bounds = text[text.index(after: colon)...]
-            }
-            guard !bounds.contains(where: { ":/".contains($0) }), let split = bounds.range(of: "..") else { continue }
-            ranges.append(WrittenRange(text: String(text), field: field, low: String(bounds[..<split.lowerBound]),
-                                       high: String(bounds[split.upperBound...])))
-        }
-        return ranges
-    }
-
-    /// The words of `query` outside double quotes (a word holding a quote is passed over), without the `+`, `-` and
-    /// brackets around them, as slices of `query`.
-    static func unquotedWords(in query: String) -> [Substring] {
-        wordsOutsidePhrases(in: query).filter { !$0.contains("\"") }.map { word in
-            var text = word.drop(while: { "+-(".contains($0) })
-            while text.last == ")" { text.removeLast() }
-            return text
-        }
-    }
-
-    /// The whitespace-separated words of `query` that are not inside a phrase an earlier word opened (the word
-    /// opening one is included), as slices of `query`.
-    static func wordsOutsidePhrases(in query: String) -> [Substring] {
-        var words: [Substring] = []
-        var inQuotes = false
-        for word in query.split(whereSeparator: \.isWhitespace) {
-            if !inQuotes { words.append(word) }
-            if word.count(where: { $0 == "\"" }) % 2 == 1 { inQuotes.toggle() }
-        }
-        return words
-    }
-
-    /// The `[FIELD:]LOW..HIGH` words of `query` inside double quotes (an unclosed quote runs to the end), where
-    /// Xapian reads a phrase and takes no range.
-    static func quotedRanges(in query: String) -> [WrittenRange] {
-        guard query.contains("..") else { return [] }
-        let parts = query.split(separator: "\"", omittingEmptySubsequences: false)
-        return parts.indices.filter { $0 % 2 == 1 }.flatMap { writtenRanges(in: String(parts[$0])) }
-    }
-
     /// The number and date fields, which take ranges, in configuration order.
     var rangeFieldNames: [String] {
         var names: [String] = []
@@ -71,6 +11,19 @@ extension IndexSchema {
             }
         }
         return names
+    }
+
+    /// The `FIELD:` prefixes of the number and date fields, which take ranges and single values.
+    var valuePrefixes: [String] {
+        var prefixes: [String] = []
+        for entity in entityNames.compactMap({ entities[$0] }) {
+            for field in entity.fields where field.type == .number || field.type == .date {
+                guard field.slot != nil, let prefix = field.queryPrefix, !prefix.isEmpty,
+                      !prefixes.contains(prefix + ":") else { continue }
+                prefixes.append(prefix + ":")
+            }
+        }
+        return prefixes
     }
 
     /// A range of this index, for a message: on its first number field, else its first date field.
@@ -91,8 +44,8 @@ extension IndexSchema {
 
     /// Why a range of `query` cannot be searched before Xapian sees it: a range on a name that is no number or date
     /// field (nor a keyword, whose values may hold `..`). Nil when every range names such a field.
-    func rangeProblem(in query: String) -> String? {
-        for range in Self.writtenRanges(in: query) {
+    func rangeProblem(in query: QueryText) -> String? {
+        for range in query.ranges {
             guard let name = range.field else { continue }
             if name == Self.entityQueryPrefix { continue }
             if let field = fieldsByName[name], field.queryPrefix == name, field.type != .text {
@@ -111,7 +64,7 @@ extension IndexSchema {
             return "there is no number or date field \(name) for the range \(range.text); \(rangesTake)"
         }
         // Inside a phrase with other words Xapian raises nothing: it looks for the range's words and finds nothing.
-        for range in Self.quotedRanges(in: query) {
+        for range in query.quotedRanges {
             guard let name = range.field, let field = fieldsByName[name], field.queryPrefix == name,
                   field.type == .number || field.type == .date else { continue }
             return "the range \(range.text) is inside double quotes, which hold a phrase of words, not ranges; write the range outside the quotes, as \(range.text)"
@@ -122,8 +75,8 @@ extension IndexSchema {
     /// Why Xapian found no range processor for a range of `query` ("Unknown range operation"): a bound of a number
     /// field that is not a number, a range without a field, or a range inside double quotes. Nil when the ranges
     /// explain nothing.
-    func rangeFailure(in query: String) -> String? {
-        for range in Self.writtenRanges(in: query) {
+    func rangeFailure(in query: QueryText) -> String? {
+        for range in query.ranges {
             guard let name = range.field else {
                 return "the range \(range.text) names no field; write FIELD:LOW..HIGH, e.g. \(rangeExample); \(rangesTake)"
             }
@@ -132,7 +85,7 @@ extension IndexSchema {
                 return "'\(bound)' in the range \(range.text) is not a number, and \(name) is a number field; write numbers, e.g. \(name):10..20 (either side may be empty)"
             }
         }
-        if let range = Self.quotedRanges(in: query).first {
+        if let range = query.quotedRanges.first {
             let outside = range.field == nil ? "with its field, e.g. \(rangeExample)" : "as \(range.text)"
             return "the range \(range.text) is inside double quotes, which hold a phrase of words, not ranges; write the range outside the quotes, \(outside)"
         }

@@ -4,10 +4,10 @@ extension IndexSearcher {
     /// `corrected` (Xapian's corrected query string for `query`) with every word the index holds as written put back:
     /// Xapian also offers a more frequent word for a word it has ("vim" → "via"), which, when the query found nothing
     /// because of a filter or the other words, only changes the question. Nil when no correction is left.
-    func keepingIndexedWords(of query: String, in corrected: String, database: XapianDatabase) throws -> String? {
-        guard !corrected.isEmpty, corrected != query else { return nil }
-        let written = query.split(whereSeparator: \.isWhitespace)
-        let offered = corrected.split(whereSeparator: \.isWhitespace)
+    func keepingIndexedWords(of query: QueryText, in corrected: String, database: XapianDatabase) throws -> String? {
+        guard !corrected.isEmpty, corrected != query.text else { return nil }
+        let written = query.words.map(\.text)
+        let offered = QueryText(corrected).words.map(\.text)
         // Xapian replaces words in place; anything else is taken as it is.
         guard written.count == offered.count else { return corrected }
         var kept = ""
@@ -28,11 +28,12 @@ extension IndexSearcher {
 
     /// `text` with each keyword value (`field:value`, outside quotes) that no document has replaced by the value some
     /// documents have that differs from it only in case (the most frequent one); nil when there is none.
-    func keywordCaseCorrection(of text: String, in database: XapianDatabase) throws -> String? {
+    func keywordCaseCorrection(of query: QueryText, in database: XapianDatabase) throws -> String? {
+        let text = query.text
         var corrected = ""
         var copied = text.startIndex
         var changed = false
-        for written in IndexSchema.unquotedWords(in: text) {
+        for written in query.unquotedWords {
             guard let colon = written.firstIndex(of: ":"),
                   let field = schema.fieldsByName[String(written[..<colon])], field.type == .keyword,
                   field.queryPrefix == field.name, let prefix = field.booleanPrefix else { continue }

@@ -21,12 +21,12 @@ public final class IndexSearcher: Sendable {
     let state: Mutex<State>
     /// How matches are weighted and queries widened.
     public let ranking: RankingOptions
-    private let bm25: XapianBM25
+    let bm25: XapianBM25
     /// Words and phrases that also find others (the configuration's `[search] synonyms`).
     public let synonyms: QuerySynonyms
+    /// The number and date fields' `FIELD:` prefixes (``IndexSchema/valuePrefixes``).
+    let valuePrefixes: [String]
     static let wildcardLimit: UInt32 = 1000
-    /// Xapian's boolean operators (upper case only): they do not count toward ``SearchRequest/maximumWords``.
-    static let booleanOperators: Set<Substring> = ["OR", "AND", "NOT", "XOR", "NEAR", "ADJ"]
     /// The most words a word being typed (``SearchRequest/prefix``) completes to, the most frequent ones: the
     /// completions are weighted as one word, so more of them would add little but cost.
     static let partialLimit: UInt32 = 100
@@ -90,6 +90,7 @@ public final class IndexSearcher: Sendable {
         self.directory = IndexDirectory(path: self.indexPath, remote: configuration.remote)
         self.bm25 = ranking.bm25
         self.synonyms = QuerySynonyms(configuration.synonyms)
+        self.valuePrefixes = schema.valuePrefixes
         self.state = Mutex(State(open: nil))
     }
 
@@ -259,72 +260,73 @@ public final class IndexSearcher: Sendable {
     /// `partial`: the last word also matches as the start of words (search as you type). Synonyms widen the words
     /// of every parse but the spelling one, whose corrected text users read.
     /// `widening: false` leaves synonyms out (the words whose nearness the proximity boost rewards are the user's).
-    private func parse(_ text: String, with parser: XapianQueryParser, spelling: Bool = false,
+    func parse(_ text: QueryText, with parser: XapianQueryParser, spelling: Bool = false,
                        checked: Bool = true, partial: Bool = false, widening: Bool = true) throws -> XapianQuery {
         let synonyms = widening ? self.synonyms : QuerySynonyms()
         do {
-            if let excluded = Self.excludedItems(of: text) {
-                let items = try excluded.map {
-                    try Self.queryOrMatchAll(Self.parseAsWritten(synonyms.applied(to: String($0)).text, with: parser,
-                                                                 flags: Self.flags, query: text, checked: checked),
-                                             text: String($0))
+            if let excluded = text.excludedItems {
+                let items = try excluded.map { item in
+                    let itemText = QueryText(item)
+                    let (sent, widened) = Self.sentText(itemText, synonyms: synonyms, valuePrefixes: valuePrefixes)
+                    return try Self.queryOrMatchAll(
+                        Self.parseAsWritten(sent, with: parser, flags: Self.flags, query: text,
+                                            checked: checked && (itemText.hasOperatorsOrExclusions || widened)),
+                        text: itemText)
                 }
                 return try .andNot(.matchAll(), excluding: items)
             }
             var flags = spelling ? Self.flags.union(.spellingCorrection) : Self.flags
             if partial { flags.insert(.partial) }
-            let widened = spelling ? text : synonyms.applied(to: text, sparingLastWord: partial).text
-            let query = try Self.parseAsWritten(widened, with: parser, flags: flags, query: text, checked: checked)
+            let (sent, widened) = Self.sentText(text, synonyms: spelling ? QuerySynonyms() : synonyms,
+                                                sparingLastWord: partial, valuePrefixes: valuePrefixes)
+            let query = try Self.parseAsWritten(sent, with: parser, flags: flags, query: text,
+                                                checked: checked && (text.hasOperatorsOrExclusions || widened))
             return try Self.queryOrMatchAll(query, text: text)
         } catch let error as XapianError {
             // Xapian says only that no range processor took a range: name the field and the bound.
             let explained = error.message.contains("Unknown range operation") ? schema.rangeFailure(in: text) : nil
-            throw SearchError.invalidQuery(query: text, reason: explained ?? error.message)
+            throw SearchError.invalidQuery(query: String(text.text), reason: explained ?? error.message)
         }
+    }
+
+    /// The text sent to Xapian for `text`: its words widened by `synonyms` (`widened`: some were), the bounds of
+    /// its signed ranges quoted (``QueryText/signedRangeQuotes(valuePrefixes:)``).
+    static func sentText(_ text: QueryText, synonyms: QuerySynonyms, sparingLastWord: Bool = false,
+                         valuePrefixes: [String]) -> (text: String, widened: Bool) {
+        let widening = synonyms.edits(of: text, sparingLastWord: sparingLastWord)
+        let edits = widening.edits + text.signedRangeQuotes(valuePrefixes: valuePrefixes)
+        return (text.applying(edits), !widening.uses.isEmpty)
     }
 
     /// `text` parsed with `flags`, or an error when Xapian could not read its operators or signs. On a syntax error
     /// its grammar has no message for (brackets holding only excluded words, `editor AND (-vim -emacs)`; an operator
     /// at the end, `vim NEAR`), Xapian parses the text again as plain words: that query searched "and", "vim" and
-    /// "emacs" for any of them. Such a parse equals the plain one though the text has operators or signs.
-    /// - Parameter query: the whole query, as the error names it.
+    /// "emacs" for any of them. The shim reports that reading.
+    /// - Parameters:
+    ///   - query: the whole query, as the error names it.
+    ///   - checked: whether the text has operators or signs (``QueryText/hasOperatorsOrExclusions``), whose reading
+    ///     as plain words is an error; other text is parsed once.
     private static func parseAsWritten(_ text: String, with parser: XapianQueryParser, flags: XapianQueryParser.Flags,
-                                       query: String, checked: Bool) throws -> XapianQuery {
-        guard checked, hasOperatorsOrExclusions(text) else { return try parser.parse(text, flags: flags) }
-        // Plain first: the parse with `flags` leaves the spelling correction for the caller to read. Text that fails
-        // as plain words (a signed range, which only the full syntax reads) was not parsed again as them.
-        let plain = try? parser.parse(text, flags: [.cjkNgram])
-        let parsed = try parser.parse(text, flags: flags)
-        guard parsed.description != plain?.description else {
-            throw SearchError.invalidQuery(query: query, reason: "Xapian cannot read its operators and signs as written and would search them as words (brackets holding only excluded words, such as (-vim -emacs), or an operator without words on both sides); check the brackets and operators, and write a group that excludes as NOT (vim OR emacs)")
+                                       query: QueryText, checked: Bool) throws -> XapianQuery {
+        guard checked else { return try parser.parse(text, flags: flags) }
+        let (parsed, readAsWords) = try parser.parseNotingPlainWords(text, flags: flags)
+        guard !readAsWords else {
+            throw SearchError.invalidQuery(query: String(query.text), reason: "Xapian cannot read its operators and signs as written and would search them as words (brackets holding only excluded words, such as (-vim -emacs), or an operator without words on both sides); check the brackets and operators, and write a group that excludes as NOT (vim OR emacs)")
         }
         return parsed
-    }
-
-    /// Whether `text` has, outside double quotes, an operator (`AND`, `OR`, `NOT`, `XOR`, `NEAR`, `ADJ`, as Xapian
-    /// reads them: in capitals) or a word excluded with `-`.
-    static func hasOperatorsOrExclusions(_ text: String) -> Bool {
-        guard text.contains("-") || text.contains(where: \.isUppercase) else { return false }
-        let operators: Set<Substring> = ["AND", "OR", "NOT", "XOR", "NEAR", "ADJ"]
-        for word in IndexSchema.wordsOutsidePhrases(in: text) {
-            let bare = word.drop(while: { $0 == "(" })
-            if operators.contains(bare.prefix { $0 != "/" }) { return true }
-            if bare.first == "-", let next = bare.dropFirst().first, next != "-", !next.isWhitespace { return true }
-        }
-        return false
     }
 
     /// What an empty parse means. Blank text (or a lone `*`) asks for every document, typically with filters.
     /// Anything else that parses to nothing (a lone `"` or `(`, a reversed range such as `rev:5..1`, only
     /// operators) matches nothing: answering with the whole index would be a wrong answer nobody notices.
-    static func queryOrMatchAll(_ parsed: XapianQuery, text: String) throws -> XapianQuery {
+    static func queryOrMatchAll(_ parsed: XapianQuery, text: QueryText) throws -> XapianQuery {
         guard parsed.isEmpty else { return parsed }
-        return isMatchAllText(text) ? try .matchAll() : try .matchNothing()
+        return text.isMatchAll ? try .matchAll() : try .matchNothing()
     }
 
     /// The filter queries of a request: its entities (any of them), and its keyword filters (one field's values are
     /// alternatives, different fields all apply).
-    private func filterQueries(entities: [String], filters: [SearchFilter]) throws -> [XapianQuery] {
+    func filterQueries(entities: [String], filters: [SearchFilter]) throws -> [XapianQuery] {
         var queries: [XapianQuery] = []
         if !entities.isEmpty {
             for entity in entities { _ = try schema.entity(named: entity) }
@@ -342,48 +344,9 @@ public final class IndexSearcher: Sendable {
         return queries
     }
 
-    /// The items of `text` (words, quoted phrases, bracketed groups) without their `-` when every one of them is
-    /// excluded with one `-`; nil otherwise. Xapian 1.4 reads such a query as its items without the signs: `-vim` found
-    /// the records with vim, `-section:editors` the editors, `-"text editor"` records with either word.
-    static func excludedItems(of text: String) -> [Substring]? {
-        var items: [Substring] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            guard !text[index].isWhitespace else {
-                index = text.index(after: index)
-                continue
-            }
-            let start = index
-            var depth = 0
-            var inQuotes = false
-            while index < text.endIndex {
-                let character = text[index]
-                if character == "\"" {
-                    inQuotes.toggle()
-                } else if !inQuotes, character == "(" {
-                    depth += 1
-                } else if !inQuotes, character == ")" {
-                    depth = max(0, depth - 1)
-                } else if !inQuotes, depth == 0, character.isWhitespace {
-                    break
-                }
-                index = text.index(after: index)
-            }
-            let item = text[start..<index]
-            // `--verbose` is an option's name, which Xapian searches as the word.
-            guard item.first == "-", item.count > 1, item.dropFirst().first != "-" else { return nil }
-            items.append(item.dropFirst())
-        }
-        return items.isEmpty ? nil : items
-    }
-
-    /// Whether `text` asks for every document: nothing but white space and asterisks.
-    static func isMatchAllText(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy { $0 == "*" || $0.properties.isWhitespace }
-    }
-
     /// Refuses a request that would cost more than a search may (see ``SearchRequest/maximumLimit`` and its
-    /// neighbours), or whose text cannot be passed on whole.
+    /// neighbours), or whose text cannot be passed on whole; its words are counted once the text is read
+    /// (``checkedText(of:)``).
     static func checkBudget(_ request: SearchRequest) throws {
         guard request.offset >= 0, request.limit >= 0 else {
             throw SearchError.invalidQuery(query: request.query, reason: "offset and limit must not be negative")
@@ -403,158 +366,25 @@ public final class IndexSearcher: Sendable {
         if request.query.utf8.count > SearchRequest.maximumQueryBytes {
             throw over("the text has \(request.query.utf8.count) bytes, more than \(SearchRequest.maximumQueryBytes); shorten it")
         }
-        // Boolean operators join words; they are not words the search looks for.
-        let words = request.query.split(whereSeparator: { $0.isWhitespace })
-            .filter { !Self.booleanOperators.contains($0) }.count
-        if words > SearchRequest.maximumWords {
-            throw over("it has \(words) words, more than \(SearchRequest.maximumWords); keep the words that matter")
-        }
     }
 
-    private func run(_ request: SearchRequest, on open: Open) throws -> (SearchResults, XapianSearchResults) {
+    /// Reads the request's text once and checks what it asks for: no more words than a search may look for (boolean
+    /// operators join words; they are not words the search looks for), field prefixes the index takes as written,
+    /// ranges on number and date fields.
+    func checkedText(of request: SearchRequest) throws -> QueryText {
         try Self.checkBudget(request)
-        if let problem = schema.prefixProblem(in: request.query) ?? schema.rangeProblem(in: request.query) {
+        let text = QueryText(request.query)
+        if text.wordCount > SearchRequest.maximumWords {
+            throw SearchError.overBudget(query: request.query, reason: "it has \(text.wordCount) words, more than \(SearchRequest.maximumWords); keep the words that matter")
+        }
+        if let problem = schema.prefixProblem(in: text) ?? schema.rangeProblem(in: text) {
             throw SearchError.invalidQuery(query: request.query, reason: problem)
         }
-        var filters = try filterQueries(entities: request.entities, filters: request.filters)
-        let sort: XapianSort
-        switch request.sort {
-        case .relevance: sort = .relevance
-        case let .field(name, ascending):
-            let slot = try schema.sortField(named: name).slot!
-            sort = ascending ? .valueAscending(slot: slot) : .valueDescending(slot: slot)
-        }
-        let facetFields = try request.facets.map { try schema.facetField(named: $0) }
-        let facetSlots = facetFields.compactMap(\.slot)
-        // Facet counts are exact only over every match. Otherwise look at a few more matches than the page needs,
-        // which makes the total exact for small result sets at a negligible cost.
-        let checkAtLeast = facetSlots.isEmpty
-            ? Self.saturatingSum(request.offset, max(request.limit, Self.exactTotalThreshold))
-            : try open.database.documentCount()
-
-        let sortsByRelevance = request.sort == .relevance
-        let expansion = sortsByRelevance ? try expansionOptions(for: request) : nil
-        var parsedDescription = ""
-        func execute(_ text: String, _ op: XapianQueryParser.DefaultOperator) throws -> XapianSearchResults {
-            try open.parser.setDefaultOperator(op)
-            let parsed = try parse(text, with: open.parser, partial: request.prefix)
-            if request.explains { parsedDescription = parsed.description }
-            var proximity: XapianProximity?
-            // A query that only excludes has no words to find near each other.
-            if sortsByRelevance, let boost = ranking.proximity, Self.excludedItems(of: text) == nil {
-                // Applied to the best matches only (re-ranking): over every match it read the positions of every
-                // document holding two of the words, about 11 times the cost of the search (docs/benchmarks.md, "Query speed and the proximity boost").
-                proximity = XapianProximity(words: try parseWords(text, with: open.parser), window: boost.window,
-                                            weight: boost.weight, depth: boost.depth)
-            }
-            let query = filters.isEmpty ? parsed : try XapianQuery.filter(parsed, by: filters)
-            do {
-                return try open.database.search(query, offset: request.offset, limit: request.limit,
-                                                checkAtLeast: checkAtLeast, sort: sort, bm25: bm25,
-                                                facetSlots: facetSlots, timeLimit: request.timeLimit,
-                                                expansion: expansion, proximity: proximity,
-                                                explain: request.explains)
-            } catch let error as XapianError where error.code == .timeLimit {
-                throw SearchError.overBudget(query: text, reason: "it ran longer than its time limit of \(request.timeLimit) s; narrow it with more words, a filter or fewer wildcards")
-            } catch let error as XapianError where error.code == .wildcard || error.code == .queryParser {
-                throw SearchError.invalidQuery(query: text, reason: error.message)
-            } catch let error as XapianError where error.code == .network || error.code == .networkTimeout {
-                throw error  // a placed shard went away: search() opens the shards again
-            } catch let error as XapianError {
-                throw SearchError.reading(error, path: indexPath)
-            }
-        }
-
-        func isEmpty(_ mset: XapianSearchResults) -> Bool { mset.totalBounds.upperBound == 0 }
-        let firstOperator: XapianQueryParser.DefaultOperator = request.defaultOperator == .or ? .or : .and
-        var mset = try execute(request.query, firstOperator)
-        if isEmpty(mset), request.defaultOperator == .andThenOr {
-            mset = try execute(request.query, .or)
-        }
-        var suggestion: String?
-        if isEmpty(mset), request.correctsSpelling {
-            _ = try parse(request.query, with: open.parser, spelling: true)
-            suggestion = try keepingIndexedWords(of: request.query, in: try open.parser.correctedQueryString() ?? "",
-                                                 database: open.database)
-        }
-        var corrected: String?
-        // Keyword values are exact: `section:Editors` finds nothing where `section:editors` would.
-        if isEmpty(mset), request.correctsSpelling,
-           let cased = try keywordCaseCorrection(of: suggestion.flatMap { $0.isEmpty ? nil : $0 } ?? request.query,
-                                                 in: open.database) {
-            suggestion = cased
-        }
-        // Filter values are exact too: `--filter section:Utils` finds nothing where `section:utils` would.
-        var correctedFilters: [SearchFilter]?
-        if isEmpty(mset), request.correctsSpelling,
-           let cased = try filterCaseCorrection(of: request.filters, in: open.database) {
-            correctedFilters = cased
-            filters = try filterQueries(entities: request.entities, filters: cased)
-        }
-        let retryText = suggestion.flatMap { $0.isEmpty || $0 == request.query ? nil : $0 }
-            ?? (correctedFilters != nil ? request.query : nil)
-        if isEmpty(mset), let retryText {
-            var retried = try execute(retryText, firstOperator)
-            if isEmpty(retried), request.defaultOperator == .andThenOr { retried = try execute(retryText, .or) }
-            if !isEmpty(retried) {
-                mset = retried
-                corrected = retryText == request.query ? nil : retryText
-            } else {
-                correctedFilters = nil
-            }
-        }
-        var facets: [String: [FacetCount]] = [:]
-        for field in facetFields {
-            let counts = Self.facetCounts(mset.facets[field.slot!] ?? [:])
-            facets[field.name] = counts.map { FacetCount(value: $0.key, count: $0.value) }
-                .sorted { $0.count != $1.count ? $0.count > $1.count : $0.value < $1.value }
-        }
-        var hits: [SearchHit] = []
-        var hitTerms: [[SearchExplanation.TermWeight]] = []
-        hits.reserveCapacity(mset.hits.count)
-        for (index, hit) in mset.hits.enumerated() {
-            // Skipping it would answer "1 result" with no hit: a damaged document is an error naming the repair.
-            guard let data = DocumentData(decoding: hit.data) else {
-                throw SearchError.indexCorrupt(path: indexPath, reason: "the stored data of document \(hit.docid) is damaged")
-            }
-            hits.append(SearchHit(entity: data.entity, key: data.key, rank: hit.rank + 1,
-                                  score: hit.weight, percent: hit.percent, fields: data.fields, snippet: ""))
-            if request.explains, index < mset.hitTerms.count {
-                hitTerms.append(mset.hitTerms[index].map {
-                    SearchExplanation.TermWeight(term: $0.term, frequency: $0.wdf, weight: $0.weight)
-                })
-            }
-        }
-        var results = SearchResults(query: request.query, total: mset.estimatedTotal, corrected: corrected,
-                                    suggestion: suggestion, hits: hits, facets: facets, seconds: 0)
-        results.correctedFilters = correctedFilters
-        if request.explains {
-            results.explanation = SearchExplanation(
-                parsedQuery: parsedDescription, executedQuery: try mset.queryDescription(),
-                addedTerms: mset.expansionTerms.map {
-                    SearchExplanation.AddedTerm(term: $0.term, expansionWeight: $0.expansionWeight, scale: $0.scale)
-                },
-                hitTerms: hitTerms)
-            results.explanation?.synonyms = synonyms.applied(to: request.query, sparingLastWord: request.prefix).uses
-            if request.prefix, let word = Self.wordBeingTyped(in: request.query) {
-                results.explanation?.typedWord = word
-                results.explanation?.completions = try completions(of: word, in: open.database)
-            }
-        }
-        return (results, mset)
-    }
-
-    /// The last word of `text` when nothing follows it and it is a plain word, which a prefix search completes.
-    static func wordBeingTyped(in text: String) -> String? {
-        guard let last = text.last, !last.isWhitespace,
-              let word = text.split(whereSeparator: \.isWhitespace).last else { return nil }
-        let bare = word.drop { $0 == "(" || $0 == "+" || $0 == "-" }
-        guard !bare.isEmpty, !bare.contains(where: { "\":*()".contains($0) }) else { return nil }
-        return bare.lowercased()
+        return text
     }
 
     /// The words of the index's text starting with `word`, the most frequent first, as many as ``explanationCompletions``.
-    private func completions(of word: String, in database: XapianDatabase) throws -> [String] {
+    func completions(of word: String, in database: XapianDatabase) throws -> [String] {
         let terms = try database.terms(prefix: word, limit: 0)
         return terms.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
             .prefix(Self.explanationCompletions).map(\.key)
@@ -564,7 +394,7 @@ public final class IndexSearcher: Sendable {
     static let explanationCompletions = 10
 
     /// The expansion a request asks for: its own, none, or the ranking's.
-    private func expansionOptions(for request: SearchRequest) throws -> XapianExpansion? {
+    func expansionOptions(for request: SearchRequest) throws -> XapianExpansion? {
         let chosen: QueryExpansion?
         switch request.expansion {
         case .configured: chosen = ranking.expansion
@@ -582,7 +412,7 @@ public final class IndexSearcher: Sendable {
     }
 
     /// `text` parsed without stemming, for the positions of its words (stemmed terms have none).
-    private func parseWords(_ text: String, with parser: XapianQueryParser) throws -> XapianQuery {
+    func parseWords(_ text: QueryText, with parser: XapianQueryParser) throws -> XapianQuery {
         try parser.setStemmingStrategy(.none)
         defer { try? parser.setStemmingStrategy(Self.parserStemming(ranking.stemming)) }
         // Only after `text` was parsed, checked, with stemming: without it the operators read the same.

@@ -45,7 +45,7 @@ public struct QuerySynonyms: Sendable, Hashable {
         if let word = words.first(where: { !isPlainWord($0) }) {
             return "has \(String(word).debugDescription), which a query reads as syntax (quotes, brackets, a field prefix, a wildcard or a sign); synonyms are plain words and phrases"
         }
-        if let word = words.first(where: { operators.contains($0) }) {
+        if let word = words.first(where: { QueryText.operators.contains($0) }) {
             return "has \(String(word).debugDescription), which a query reads as an operator; write it in lower case"
         }
         return nil
@@ -63,12 +63,24 @@ public struct QuerySynonyms: Sendable, Hashable {
     /// - Parameter sparingLastWord: leave the last word as written when nothing follows it (it is being typed, and
     ///   is searched as the start of a word).
     public func applied(to text: String, sparingLastWord: Bool = false) -> (text: String, uses: [Use]) {
-        guard !entries.isEmpty else { return (text, []) }
-        let tokens = Self.tokens(of: text)
+        applied(to: QueryText(text), sparingLastWord: sparingLastWord)
+    }
+
+    /// The same, for text already read.
+    func applied(to query: QueryText, sparingLastWord: Bool = false) -> (text: String, uses: [Use]) {
+        let (edits, uses) = self.edits(of: query, sparingLastWord: sparingLastWord)
+        return (query.applying(edits), uses)
+    }
+
+    /// The replacements that make each key among the words of `query` the key OR its synonyms, and the keys that
+    /// matched.
+    func edits(of query: QueryText, sparingLastWord: Bool = false) -> (edits: [QueryText.Edit], uses: [Use]) {
+        guard !entries.isEmpty else { return ([], []) }
+        let text = query.text
+        let tokens = Self.tokens(of: query)
         let lastSpared = sparingLastWord && !(text.last?.isWhitespace ?? true) ? tokens.count - 1 : tokens.count
-        var result = ""
+        var edits: [QueryText.Edit] = []
         var uses: [Use] = []
-        var copiedUpTo = text.startIndex
         var index = 0
         while index < tokens.count {
             var matched: (length: Int, synonyms: [String])?
@@ -85,21 +97,18 @@ public struct QuerySynonyms: Sendable, Hashable {
                 continue
             }
             let first = tokens[index], last = tokens[index + matched.length - 1]
-            let written = text[first.coreRange.lowerBound..<last.coreRange.upperBound]
-            result += text[copiedUpTo..<first.coreRange.lowerBound]
+            let range = first.coreRange.lowerBound..<last.coreRange.upperBound
+            let written = text[range]
             let alternatives = matched.synonyms.map { $0.contains(" ") ? "\"\($0)\"" : $0 }
-            result += "(" + (matched.length > 1 ? "(\(written))" : String(written)) + " OR "
-                + alternatives.joined(separator: " OR ") + ")"
-            copiedUpTo = last.coreRange.upperBound
+            edits.append(QueryText.Edit(range: range, replacement: "(" + (matched.length > 1 ? "(\(written))" : String(written))
+                                            + " OR " + alternatives.joined(separator: " OR ") + ")"))
             uses.append(Use(words: String(written), synonyms: matched.synonyms))
             index += matched.length
         }
-        guard !uses.isEmpty else { return (text, []) }
-        result += text[copiedUpTo...]
-        return (result, uses)
+        return (edits, uses)
     }
 
-    /// A run of text between spaces outside quotes; `core` is the word without leading brackets and sign and
+    /// A run of words a phrase joins (``QueryText/phraseJoinedRuns``); `core` is the word without leading brackets and sign and
     /// trailing brackets, empty when the run is anything but such a word.
     private struct Token {
         var core: Substring
@@ -109,21 +118,9 @@ public struct QuerySynonyms: Sendable, Hashable {
         var closes: Bool
     }
 
-    private static func tokens(of text: String) -> [Token] {
-        var tokens: [Token] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            guard !text[index].isWhitespace else {
-                index = text.index(after: index)
-                continue
-            }
-            let start = index
-            var inQuotes = false
-            while index < text.endIndex, inQuotes || !text[index].isWhitespace {
-                if text[index] == "\"" { inQuotes.toggle() }
-                index = text.index(after: index)
-            }
-            var run = text[start..<index]
+    private static func tokens(of query: QueryText) -> [Token] {
+        query.phraseJoinedRuns.map { written in
+            var run = written
             let opens = run.first == "("
             run = run.drop { $0 == "(" }
             let signed = run.first == "+" || run.first == "-"
@@ -131,11 +128,10 @@ public struct QuerySynonyms: Sendable, Hashable {
             var core = run
             while core.last == ")" { core = core.dropLast() }
             let closes = core.endIndex != run.endIndex
-            if !isPlainWord(core) || operators.contains(core) { core = core.prefix(0) }
-            tokens.append(Token(core: core, coreRange: core.startIndex..<core.endIndex, opens: opens, signed: signed,
-                                closes: closes))
+            if !isPlainWord(core) || QueryText.operators.contains(core) { core = core.prefix(0) }
+            return Token(core: core, coreRange: core.startIndex..<core.endIndex, opens: opens, signed: signed,
+                         closes: closes)
         }
-        return tokens
     }
 
     /// Whether these tokens are words that one key may cover: brackets only before the first and after the last, a
@@ -148,8 +144,6 @@ public struct QuerySynonyms: Sendable, Hashable {
         }
         return true
     }
-
-    private static let operators: Set<Substring> = ["AND", "OR", "NOT", "XOR", "NEAR", "ADJ"]
 
     private static func words(of text: String) -> [Substring] {
         text.split(whereSeparator: \.isWhitespace)

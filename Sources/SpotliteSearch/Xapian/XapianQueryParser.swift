@@ -160,6 +160,18 @@ package final class XapianQueryParser {
         }
     }
 
+    /// Parses `text`, and says whether Xapian could not read its syntax and read it as plain words instead (it does
+    /// so silently on a syntax error its grammar has no message for: brackets holding only excluded words, an
+    /// operator at the end). Costs a second parse.
+    /// - Throws: `XapianError` as ``parse(_:flags:)``.
+    package func parseNotingPlainWords(_ text: String, flags: Flags = .standard) throws -> (query: XapianQuery, readAsWords: Bool) {
+        var readAsWords = false
+        let query = try XapianBytes.with(text) { pointer, length in
+            try XapianQuery { cx_query_parser_parse_checked(handle, pointer, length, flags.rawValue, &readAsWords, $0) }
+        }
+        return (query, readAsWords)
+    }
+
     /// The spelling-corrected form of the last parsed text, or nil when nothing was corrected. The parsed
     /// query itself is never corrected.
     package func correctedQueryString() throws -> String? {
