@@ -1,4 +1,7 @@
-// The umbrella module: `import Spotlite` gives the store, the search indexer and the configuration file reader.
+// The umbrella module: `import Spotlite` gives the store, the search indexer, the embeddings, the search modes and
+// the configuration file reader.
 @_exported import SpotliteConfig
 @_exported import SpotliteSearch
 @_exported import SpotliteStore
+@_exported import SpotliteEmbeddings
+@_exported import SpotliteHybrid
