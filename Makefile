@@ -180,6 +180,13 @@ install: $(if $(BINARY),,.build/install/release/spotlite)
 	"$$root/bin/spotlite" --generate-completion-script fish > "$$root/share/fish/vendor_completions.d/spotlite.fish"; \
 	sed 's|@BINDIR@|$(PREFIX)/bin|' config/systemd/spotlite.service > "$$root/lib/systemd/system/spotlite.service"; \
 	chmod 644 "$$root/lib/systemd/system/spotlite.service"; \
+	if [ -f "$(MODEL_DIR)/model.safetensors" ]; then \
+	  install -d "$$root/share/spotlite/models/all-MiniLM-L6-v2"; \
+	  cp -R "$(MODEL_DIR)/." "$$root/share/spotlite/models/all-MiniLM-L6-v2/"; \
+	  echo "Installed the embedding model in $$root/share/spotlite/models (where [embeddings] model = \"all-MiniLM-L6-v2\" finds it)."; \
+	else \
+	  echo "No embedding model in $(MODEL_DIR) (make deps installs it): semantic and hybrid search need one."; \
+	fi; \
 	echo "Installed $$root/bin/spotlite, its man page (man spotlite), bash, zsh and fish completions and the systemd unit spotlite.service."; \
 	case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "Add $(PREFIX)/bin to your PATH to run spotlite by name." ;; esac
 
@@ -187,6 +194,7 @@ uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/spotlite" "$(DESTDIR)$(PREFIX)/share/man/man1/spotlite.1" \
 	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/spotlite" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_spotlite" \
 	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/spotlite.fish" "$(DESTDIR)$(PREFIX)/lib/systemd/system/spotlite.service"
+	rm -rf "$(DESTDIR)$(PREFIX)/share/spotlite/models"
 
 clean:
 	rm -rf .build

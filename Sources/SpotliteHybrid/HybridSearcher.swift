@@ -65,6 +65,10 @@ public final class HybridSearcher: Sendable {
         let text = request.query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw HybridSearchError.noWords(mode: mode) }
         let reach = min(max(depth, request.offset + request.limit), SearchRequest.maximumLimit)
+        let known = keyword.configuration.entities.map(\.name)
+        for entity in request.entities where !known.contains(entity) {
+            throw SearchError.unknownEntity(entity, known: known)
+        }
 
         // The keyword list: the request itself, from its first hit, as deep as the fused list needs.
         var keywordResults: SearchResults?

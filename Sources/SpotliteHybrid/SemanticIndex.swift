@@ -15,6 +15,15 @@ public struct SemanticIndex: Sendable {
     /// The configuration's `[embeddings]` table.
     public let settings: EmbeddingsConfiguration
 
+    /// A semantic index over an open model and vector index: `fields` are the embedded text fields by entity.
+    public init(encoder: SentenceEncoder, vectors: VectorIndex, fields: [String: [String]],
+                settings: EmbeddingsConfiguration = EmbeddingsConfiguration()) {
+        self.encoder = encoder
+        self.vectors = vectors
+        self.fields = fields
+        self.settings = settings
+    }
+
     /// Opens the model and the vector index of `configuration`.
     ///
     /// - Throws: ``HybridSearchError/embeddingsNotConfigured(mode:)`` without `[embeddings]`;
