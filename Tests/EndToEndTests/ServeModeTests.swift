@@ -39,15 +39,15 @@ struct ServeModeTests {
         for mode in ["semantic", "hybrid", "keyword"] {
             let expected = try tool.run(["search", "--mode", mode, "photo", "editing", "--json", "--limit", "3"])
             #expect(expected.status == 0, "\(mode): \(expected.stderr)")
-            let got = try server.http.get("/search?q=photo+editing&limit=3&mode=\(mode)")
+            let got = try server.http.get("/search?q=photo%20editing&limit=3&mode=\(mode)")
             #expect(got.status == 200 && got.text == expected.stdout, "GET mode=\(mode)")
             let posted = try server.http.post("/search", json: #"{"q": "photo editing", "limit": 3, "mode": "\#(mode)"}"#)
             #expect(posted.status == 200 && posted.text == expected.stdout, "POST mode=\(mode)")
         }
-        let semantic = try server.http.get("/search?q=photo+editing&mode=semantic&limit=1").json()
+        let semantic = try server.http.get("/search?q=photo%20editing&mode=semantic&limit=1").json()
         let hit = try #require((semantic["hits"] as? [[String: Any]])?.first)
         #expect(hit["key"] as? String == "gimp" && hit["similarity"] as? Double != nil && hit["keyword_rank"] is NSNull)
-        let filtered = try server.http.get("/search?q=photo+editing&mode=semantic&filter=section%3Adatabase").json()
+        let filtered = try server.http.get("/search?q=photo%20editing&mode=semantic&filter=section%3Adatabase").json()
         #expect(Set((filtered["hits"] as? [[String: Any]] ?? []).compactMap { $0["key"] as? String }) == ["sqlite3", "postgresql"])
         let bad = try server.http.get("/search?q=photo&mode=fuzzy")
         #expect(bad.status == 400 && bad.text.contains("keyword, semantic or hybrid"))
@@ -75,7 +75,7 @@ struct ServeModeTests {
         let inserted = try tool.sqlite("INSERT INTO Package (name, summary, description, section) VALUES ('sourdough-timer', 'Proofing schedules for levain and dough', 'Tracks fermentation of a starter and tells when to shape and score.', 'misc')")
         #expect(inserted.status == 0, "\(inserted.stderr)")
         let found = try eventually {
-            let answer = try server.http.get("/search?q=baking+loaves+of+bread&mode=semantic&limit=1").json()
+            let answer = try server.http.get("/search?q=baking%20loaves%20of%20bread&mode=semantic&limit=1").json()
             return (answer["hits"] as? [[String: Any]])?.first?["key"] as? String == "sourdough-timer"
         }
         #expect(found)

@@ -14,8 +14,8 @@ public struct EmbeddingsConfiguration: Sendable, Hashable {
     /// A model folder: a name looked up in ``modelsPath`` (or the default models folders), or a path (holding a
     /// `/`), which loaders make absolute.
     public var model: String
-    /// Where named models are looked up; nil for the default folders (``modelCandidates(indexPath:)``). Loaders make
-    /// it absolute.
+    /// Where named models are looked up first, before the default folders (``modelsFolders(indexPath:)``). Loaders
+    /// make it absolute.
     public var modelsPath: String?
     /// The vector index folder; nil for `<index>.vectors` beside the search index. Loaders make it absolute.
     public var indexPath: String?
@@ -42,12 +42,12 @@ public struct EmbeddingsConfiguration: Sendable, Hashable {
         self.indexPath ?? (indexPath.hasSuffix("/") ? String(indexPath.dropLast()) : indexPath) + ".vectors"
     }
 
-    /// The folders where a named model is looked up, in order: ``modelsPath`` when set; otherwise `models` beside the
+    /// The folders where a named model is looked up, in order: ``modelsPath`` when set; then `models` beside the
     /// search index (`Index/models` for `Index/search`, where `make deps` installs it), then `share/spotlite/models`
     /// beside the running program's `bin` folder (where `make install` installs it).
     public func modelsFolders(indexPath: String) -> [String] {
-        if let modelsPath { return [modelsPath] }
-        var folders = [((indexPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("models")]
+        var folders = modelsPath.map { [$0] } ?? []
+        folders.append(((indexPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("models"))
         if let program = Bundle.main.executableURL?.resolvingSymlinksInPath() {
             let prefix = program.deletingLastPathComponent().deletingLastPathComponent()
             folders.append(prefix.appendingPathComponent("share/spotlite/models").path)
