@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import SpotliteTestSupport
 import Testing
 
@@ -154,5 +157,35 @@ struct HybridCommandTests {
         #expect(update.status == 0)
         #expect(update.standardOutput.contains("Rebuilt the vectors") && update.standardOutput.contains("another model (bge-small)"), "\(update.standardOutput)")
         #expect(try fixture.run(["search", "--mode", "semantic", "bread", "--json"]).status == 0)
+    }
+
+    @Test("index watch keeps the vectors current: a record the sqlite3 shell inserts is soon found by its meaning")
+    func watch() throws {
+        let fixture = try HybridFixture()
+        defer { fixture.remove() }
+        #expect(try fixture.run(["index", "update"]).status == 0)
+        let watcher = Process()
+        watcher.executableURL = URL(fileURLWithPath: try HybridFixture.spotlite())
+        watcher.arguments = ["index", "watch", "--config", fixture.config]
+        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        defer {
+            if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) }
+            watcher.waitUntilExit()
+        }
+        let inserted = try fixture.sqlite("INSERT INTO Recipe (id, title, body, kind) VALUES ('r9', 'Sourdough boule', 'Levain, a long cold fermentation, scored and steamed in a hot Dutch oven.', 'bread')")
+        #expect(inserted.status == 0, "\(inserted.standardError)")
+        let deadline = Date().addingTimeInterval(60)
+        var found = false
+        while !found && Date() < deadline {
+            let hits = try fixture.run(["search", "--mode", "semantic", "baking loaves of bread", "--json", "--limit", "3"])
+            found = (try? hits.hits())?.contains { $0["key"] as? String == "r9" } == true
+            if !found { usleep(200_000) }
+        }
+        #expect(found, "the watcher embedded the new record within 60 s")
+        kill(watcher.processIdentifier, SIGTERM)
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
     }
 }

@@ -141,8 +141,33 @@ struct IndexCommand: AsyncParsableCommand {
                 }
             }
             let health = Task { await IndexCommand.reportFailures(of: indexer) }
+            // The vectors follow from their own position, in live mode too; one line per round that changed them.
+            let embedding = try environment.makeSemanticIndex().map { try HistoryConsumerDriver(store: store, consumer: $0.embedder) }
+            let vectorPrinter = embedding.map { driver in
+                let rounds = driver.roundEvents()
+                return Task {
+                    for await event in rounds {
+                        switch event {
+                        case .processed(let round):
+                            guard round.upserts + round.deletions > 0 || round.snapshot else { continue }
+                            if json {
+                                JSONOutput.print(["embeddings": ["token": round.position?.rawValue ?? 0, "indexed": round.upserts,
+                                                                 "deleted": round.deletions, "rebuilt": round.snapshot,
+                                                                 "reason": round.resynchronization.map { "\($0)" } as Any? ?? NSNull()] as [String: Any]])
+                            } else {
+                                Terminal.log("\(ISO8601.string(from: Date())) vectors at token \(round.position.map { "\($0)" } ?? "0"): \(Terminal.number(round.upserts)) embedded, \(Terminal.number(round.deletions)) deleted\(round.snapshot ? " (rebuilt: \(round.resynchronization.map { "\($0)" } ?? "requested"))" : "")")
+                            }
+                        case .failed(let error):
+                            Terminal.printError("warning: \(ISO8601.string(from: Date())) the vectors cannot be updated: \(error); retrying")
+                        }
+                    }
+                }
+            }
+            await embedding?.start()
             await stop.wait()
             await indexer.stop()
+            await embedding?.stop()
+            vectorPrinter?.cancel()
             printer.cancel()
             health.cancel()
             await health.value
