@@ -188,4 +188,21 @@ struct HybridCommandTests {
         watcher.waitUntilExit()
         #expect(watcher.terminationStatus == 0)
     }
+
+    @Test("spotlite demo shows a semantic and a hybrid search with the model make deps installs")
+    func demo() throws {
+        _ = try HybridModel.require()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-hybrid-demo-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // From the package root, as `make demo` runs it: the model is found in Index/models.
+        let demo = try HybridFixture.run(try HybridFixture.spotlite(), ["demo", "--sample", "--directory", directory, "--color", "never"],
+                                         directory: HybridModel.packageRoot.path)
+        #expect(demo.status == 0, "\(demo.standardError)")
+        let output = demo.standardOutput
+        #expect(output.contains("$ spotlite search --mode semantic \"draw and paint pictures\""))
+        #expect(output.contains("$ spotlite search --mode hybrid \"play music files\""))
+        let semantic = try #require(output.components(separatedBy: "--mode semantic").last?.split(separator: "\n").dropFirst().first)
+        #expect(semantic.hasPrefix("1. inkscape") && semantic.contains("similarity"), "\(semantic)")
+        #expect(output.contains("words #1 · meaning #"))
+    }
 }

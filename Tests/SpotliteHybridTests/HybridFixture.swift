@@ -90,10 +90,11 @@ struct HybridFixture {
         try Self.run("/usr/bin/sqlite3", [store, sql])
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> Run {
+    static func run(_ executable: String, _ arguments: [String], directory: String? = nil) throws -> Run {
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-hybrid-\(UUID().uuidString).err").path
         defer { try? FileManager.default.removeItem(atPath: errors) }
-        let child = try ChildProcess(executable: executable, arguments: arguments, output: .pipe, error: .file(errors))
+        let child = try ChildProcess(executable: executable, arguments: arguments, directory: directory, output: .pipe,
+                                     error: .file(errors))
         let outcome = child.outcome()
         let complaints = (try? Data(contentsOf: URL(fileURLWithPath: errors))) ?? Data()
         return Run(status: outcome.status, standardOutput: String(decoding: outcome.standardOutput, as: UTF8.self),
