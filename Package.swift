@@ -88,9 +88,12 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
-        // Search modes and the fusion of keyword and semantic results; knows neither Xapian nor the model yet.
-        .target(name: "SpotliteHybrid"),
-        .target(name: "Spotlite", dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteReplication", "SpotliteConfig"]),
+        // Search modes, the fusion of keyword and semantic results, and the searcher that answers in each mode.
+        .target(
+            name: "SpotliteHybrid",
+            dependencies: ["SpotliteSearch", "SpotliteEmbeddings", "SpotliteStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(name: "Spotlite", dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteReplication", "SpotliteConfig", "SpotliteEmbeddings", "SpotliteHybrid"]),
         // The command line's JSON shapes (`spotlite search --json`), written by hand for speed; not a product: the
         // libraries hand out typed values, and only the command line decides how they look as JSON.
         .target(name: "SpotliteJSON", dependencies: ["SpotliteSearch", "SpotliteReplication"]),
@@ -149,7 +152,7 @@ let package = Package(
         .target(name: "SpotliteTestSupport", path: "Tests/SpotliteTestSupport"),
         .testTarget(name: "CXapianTests", dependencies: ["CXapian", "SpotliteTestSupport"]),
         .testTarget(name: "SpotliteEmbeddingsTests", dependencies: ["SpotliteEmbeddings", "SpotliteTestSupport"]),
-        .testTarget(name: "SpotliteHybridTests", dependencies: ["SpotliteHybrid"]),
+        .testTarget(name: "SpotliteHybridTests", dependencies: ["Spotlite", "SpotliteHybrid", "SpotliteJSON", "SpotliteTooling", "SpotliteTestSupport"]),
         .testTarget(name: "SpotliteStoreTests", dependencies: ["SpotliteStore", "SpotliteTooling", "SpotliteTestSupport"]),
         .testTarget(name: "SpotliteSearchTests", dependencies: ["Spotlite", "SpotliteJSON", "SpotliteTooling", "SpotliteTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SpotliteStore", "SpotliteSearch", "SpotliteReplication", "SpotliteTooling", "SpotliteTestSupport"]),

@@ -11,12 +11,14 @@ let package = Package(
         .package(name: "Spotlite", path: ".."),
     ],
     targets: [
-        // Semantic search of notes with a real sentence model: the embeddings product over the store (no Xapian, no TOML).
+        // Semantic search of notes with a real sentence model: the embeddings product over the store (no TOML), then
+        // semantic and hybrid search beside the keyword index.
         .executableTarget(
             name: "EmbeddingConsumer",
             dependencies: [
                 .product(name: "SpotliteStore", package: "Spotlite"),
                 .product(name: "SpotliteEmbeddings", package: "Spotlite"),
+                .product(name: "SpotliteHybrid", package: "Spotlite"),
             ]
         ),
         // A notes app: store, tracker and search index configured in Swift.

@@ -9,17 +9,18 @@ struct ConfigurationDecoder {
     let source: String
     let order: TOMLKeyOrder
 
-    private static let rootKeys = ["store", "index", "shards", "history", "indexer", "entities", "model", "search", "remote"]
+    private static let rootKeys = ["store", "index", "shards", "history", "indexer", "entities", "model", "search", "remote", "embeddings"]
     private static let remoteKeys = ["connect_timeout", "timeout"]
     private static let historyKeys = [
         "authors", "batch_authors", "mirror_authors", "deliver_unattributed", "maximum_duration", "clean",
     ]
     private static let cleanKeys = ["every", "notifications"]
     private static let indexerKeys = ["author", "language", "stopwords", "batch_size", "spelling"]
-    private static let searchKeys = ["k1", "b", "proximity", "expand", "stemming", "synonyms"]
+    private static let embeddingsKeys = ["model", "models", "index", "author", "batch_size"]
+    private static let searchKeys = ["mode", "k1", "b", "proximity", "expand", "stemming", "synonyms"]
     private static let proximityKeys = ["window", "weight", "depth"]
     private static let expandKeys = ["documents", "terms", "weight", "min_words"]
-    private static let entityKeys = ["key", "preserve_on_delete", "fields"]
+    private static let entityKeys = ["key", "preserve_on_delete", "fields", "embed"]
     private static let fieldKeys = ["type", "weight", "prefix", "positions", "store", "facet", "separator", "sortable"]
 
     func decode(_ root: TOMLTable) throws(ConfigurationError) -> SpotliteConfiguration {
@@ -49,6 +50,16 @@ struct ConfigurationDecoder {
             if let synonyms = try table(search, "synonyms", expected: Expectation.synonyms) {
                 configuration.synonyms = try decodeSynonyms(synonyms)
             }
+            if let mode = try string(search, "mode", expected: Expectation.searchMode) {
+                guard let parsed = SearchMode(rawValue: mode) else {
+                    throw error(at: search.path.appending("mode"), .invalidValue,
+                                "expected \(Expectation.searchMode); found \(ConfigurationKeyPath.quoted(mode))")
+                }
+                configuration.searchMode = parsed
+            }
+        }
+        if let embeddings = try table(document, "embeddings", expected: "a table ([embeddings])") {
+            configuration.embeddings = try decodeEmbeddings(embeddings)
         }
         if let entities = try table(document, "entities", expected: Expectation.entities) {
             configuration.entities = try orderedKeys(of: entities).map { name throws(ConfigurationError) in
@@ -167,6 +178,17 @@ struct ConfigurationDecoder {
         return result
     }
 
+    private func decodeEmbeddings(_ embeddings: Table) throws(ConfigurationError) -> EmbeddingsConfiguration {
+        try checkKeys(of: embeddings, known: Self.embeddingsKeys)
+        var result = EmbeddingsConfiguration()
+        if let model = try string(embeddings, "model", expected: Expectation.embeddingModel) { result.model = model }
+        result.modelsPath = try string(embeddings, "models", expected: Expectation.path)
+        result.indexPath = try string(embeddings, "index", expected: Expectation.path)
+        if let author = try string(embeddings, "author", expected: Expectation.authorName) { result.author = author }
+        if let batchSize = try integer(embeddings, "batch_size", expected: Expectation.batchSize) { result.batchSize = batchSize }
+        return result
+    }
+
     private func decodeSearch(_ search: Table) throws(ConfigurationError) -> RankingOptions {
         try checkKeys(of: search, known: Self.searchKeys)
         var ranking = RankingOptions.measured
@@ -250,7 +272,8 @@ struct ConfigurationDecoder {
         let fields = try orderedKeys(of: fieldTable).map { fieldName throws(ConfigurationError) in
             try decodeField(named: fieldName, in: fieldTable)
         }
-        return EntityConfiguration(name: name, key: key, preserveOnDelete: preserved, fields: fields)
+        let embed = try strings(entity, "embed", expected: Expectation.embedFields) ?? []
+        return EntityConfiguration(name: name, key: key, preserveOnDelete: preserved, fields: fields, embed: embed)
     }
 
     private func decodeField(named name: String, in fields: Table) throws(ConfigurationError) -> FieldConfiguration {

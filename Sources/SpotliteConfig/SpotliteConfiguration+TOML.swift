@@ -52,6 +52,12 @@ extension SpotliteConfiguration {
             })
         }
         configuration.resolveMigrationFiles(against: base)
+        if var embeddings = configuration.embeddings {
+            if embeddings.modelIsPath { embeddings.model = Self.resolvePath(embeddings.model, against: base) }
+            embeddings.modelsPath = embeddings.modelsPath.map { Self.resolvePath($0, against: base) }
+            embeddings.indexPath = embeddings.indexPath.map { Self.resolvePath($0, against: base) }
+            configuration.embeddings = embeddings
+        }
         self = configuration
     }
 

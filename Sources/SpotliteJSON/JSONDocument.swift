@@ -16,4 +16,12 @@ package enum JSONDocument {
         let data = (try? encoder.encode(value)) ?? Data("null".utf8)
         return data + Data("\n".utf8)
     }
+
+    /// `value` encoded and read back as a `JSONSerialization` object, to add keys to before printing it; an empty
+    /// object when it cannot be encoded.
+    package static func object<T: Encodable>(encodable value: T) -> [String: Any] {
+        guard let data = try? JSONEncoder().encode(value),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
+        return object
+    }
 }

@@ -39,7 +39,7 @@ extension SearchResults {
         JSONText.appendRaw("},\"hits\":[", to: &bytes)
         for (index, hit) in hits.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            hit.appendJSON(to: &bytes)
+            hit.appendJSON(to: &bytes, mode: mode)
         }
         bytes.append(UInt8(ascii: "]"))
         // Only in a partial answer, as in `jsonObject`.
@@ -61,8 +61,8 @@ extension SearchResults {
 }
 
 extension SearchHit {
-    /// Appends the hit's JSON object (as ``jsonObject``, keys sorted) to `bytes`.
-    package func appendJSON(to bytes: inout [UInt8]) {
+    /// Appends the hit's JSON object (as ``jsonObject(mode:)``, keys sorted) to `bytes`; `mode` is its results'.
+    package func appendJSON(to bytes: inout [UInt8], mode: SearchMode = .keyword) {
         JSONText.appendRaw("{\"entity\":", to: &bytes)
         JSONText.appendString(entity, to: &bytes)
         JSONText.appendRaw(",\"fields\":{", to: &bytes)
@@ -74,12 +74,24 @@ extension SearchHit {
         }
         JSONText.appendRaw("},\"key\":", to: &bytes)
         key.appendJSON(to: &bytes)
+        JSONText.appendRaw(",\"keyword_rank\":", to: &bytes)
+        if let shown = mode == .keyword ? (keywordRank ?? rank) : keywordRank {
+            JSONText.appendInteger(shown, to: &bytes)
+        } else {
+            JSONText.appendRaw("null", to: &bytes)
+        }
         JSONText.appendRaw(",\"percent\":", to: &bytes)
         JSONText.appendInteger(percent, to: &bytes)
         JSONText.appendRaw(",\"rank\":", to: &bytes)
         JSONText.appendInteger(rank, to: &bytes)
         JSONText.appendRaw(",\"score\":", to: &bytes)
         JSONText.appendNumber(score, to: &bytes)
+        JSONText.appendRaw(",\"semantic_rank\":", to: &bytes)
+        if let semanticRank { JSONText.appendInteger(semanticRank, to: &bytes) } else { JSONText.appendRaw("null", to: &bytes) }
+        if mode != .keyword {
+            JSONText.appendRaw(",\"similarity\":", to: &bytes)
+            if let similarity { JSONText.appendNumber(similarity, to: &bytes) } else { JSONText.appendRaw("null", to: &bytes) }
+        }
         JSONText.appendRaw(",\"snippet\":", to: &bytes)
         JSONText.appendString(snippet, to: &bytes)
         bytes.append(UInt8(ascii: "}"))

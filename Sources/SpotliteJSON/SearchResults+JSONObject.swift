@@ -17,7 +17,7 @@ extension SearchResults {
             "query": query,
             "total": total,
             "corrected": corrected as Any? ?? NSNull(),
-            "hits": hits.map(\.jsonObject),
+            "hits": hits.map { $0.jsonObject(mode: mode) },
             "facets": facetObject,
         ]
         if let correctedFilters { object["corrected_filters"] = correctedFilters.map(\.description) }
@@ -31,14 +31,21 @@ extension SearchResults {
 }
 
 extension SearchHit {
-    /// The hit as in `spotlite search --json`.
-    package var jsonObject: [String: Any] {
+    /// The hit as in `spotlite search --json` of keyword mode.
+    package var jsonObject: [String: Any] { jsonObject(mode: .keyword) }
+
+    /// The hit as in `spotlite search --json` of results ranked in `mode`.
+    package func jsonObject(mode: SearchMode) -> [String: Any] {
         var fieldObject: [String: Any] = [:]
         for (name, value) in fields { fieldObject[name] = value.jsonObject }
-        return [
+        var object: [String: Any] = [
             "entity": entity, "key": key.jsonObject, "rank": rank, "score": score, "percent": percent,
             "fields": fieldObject, "snippet": snippet,
+            "keyword_rank": (mode == .keyword ? (keywordRank ?? rank) : keywordRank) as Any? ?? NSNull(),
+            "semantic_rank": semanticRank as Any? ?? NSNull(),
         ]
+        if mode != .keyword { object["similarity"] = similarity as Any? ?? NSNull() }
+        return object
     }
 }
 

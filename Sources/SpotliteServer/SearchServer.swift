@@ -1,4 +1,6 @@
 import Foundation
+import SpotliteEmbeddings
+import SpotliteHybrid
 import Hummingbird
 import Logging
 import NIOCore
@@ -98,7 +100,10 @@ public struct SearchServer: Sendable {
         let events = IndexEvents(indexer: options.watches ? indexer : nil, token: startToken)
         let service = try SearchService(configuration: configuration, store: store, indexer: indexer, events: events,
                                         searchers: options.searchers)
-        let page = SearchPage.html(settings: SearchPage.settings(configuration: configuration, modes: SearchParameters.modes))
+        // The vectors follow the store too, from their own position, while the server runs.
+        let embedding = options.watches ? try service.semantic.map { try HistoryConsumerDriver(store: store, consumer: $0.embedder) } : nil
+        await embedding?.start()
+        let page = SearchPage.html(settings: SearchPage.settings(configuration: configuration, modes: service.modes))
         let router = makeRouter(service, page: page)
         let options = self.options
         let host = options.host
@@ -114,7 +119,7 @@ public struct SearchServer: Sendable {
                 onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             },
             logger: logger)
-        let indexing = LiveIndexing(indexer: options.watches ? indexer : nil)
+        let indexing = LiveIndexing(indexer: options.watches ? indexer : nil, embedding: embedding)
         // Stopped in reverse order: event streams end first, so the server's wait for requests in progress ends;
         // then live indexing, after its batch in progress.
         let group = ServiceGroup(configuration: .init(
@@ -124,6 +129,7 @@ public struct SearchServer: Sendable {
             try await group.run()
         } catch {
             await indexer.stop()
+            await embedding?.stop()
             throw error
         }
     }
@@ -178,10 +184,12 @@ public struct SearchServer: Sendable {
 /// Live indexing as a service of the server's group: started before the server listens, stopped after it.
 private struct LiveIndexing: Service {
     let indexer: SpotliteIndexer?
+    let embedding: HistoryConsumerDriver<EmbeddingIndexer>?
 
     func run() async throws {
         try? await gracefulShutdown()
         await indexer?.stop()
+        await embedding?.stop()
     }
 }
 

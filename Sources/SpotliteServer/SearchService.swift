@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import SpotliteEmbeddings
+import SpotliteHybrid
 import SpotliteJSON
 import SpotliteSearch
 import SpotliteStore
@@ -16,6 +18,12 @@ final class SearchService: Sendable {
     /// Searchers that answer from the shards they can reach (`allow_partial=true`).
     private let partialReaders: ReaderPool
     private let records: RecordReader
+    /// The model and vectors of `[embeddings]`; nil without them (keyword mode only).
+    let semantic: SemanticIndex?
+
+    /// The modes this server answers in, the configuration's first: semantic and hybrid only with embeddings.
+    var modes: [String] { semantic == nil ? [SearchMode.keyword.rawValue]
+        : [configuration.searchMode.rawValue] + SearchParameters.modes.filter { $0 != configuration.searchMode.rawValue } }
 
     init(configuration: SpotliteConfiguration, store: SpotliteStore, indexer: SpotliteIndexer, events: IndexEvents,
          searchers: Int) throws {
@@ -30,19 +38,42 @@ final class SearchService: Sendable {
             try IndexSearcher(configuration: configuration, store: store, allowsPartialResults: true)
         }
         records = RecordReader(configuration: configuration, store: store)
+        semantic = configuration.embeddings == nil || configuration.embeddedFields.isEmpty
+            ? nil : try SemanticIndex(configuration: configuration)
+    }
+
+    /// The mode a request asks for, or the configuration's; a semantic or hybrid one needs embeddings.
+    func mode(of parameters: SearchParameters) throws(Problem) -> SearchMode {
+        let mode = parameters.mode.flatMap(SearchMode.init(rawValue:)) ?? configuration.searchMode
+        if mode.needsEmbeddings, semantic == nil {
+            throw Problem(.badRequest, "mode \(mode.rawValue) needs embeddings, which this server does not have; use mode=keyword, or add [embeddings] to the configuration (docs/embeddings.md)")
+        }
+        return mode
+    }
+
+    /// `request` answered in `mode` by `searcher` (and the vectors), with the library's errors as answers.
+    func results(of request: SearchRequest, mode: SearchMode, on searcher: IndexSearcher) throws -> SearchResults {
+        do {
+            return try HybridSearcher(keyword: searcher, semantic: semantic).search(request, mode: mode)
+        } catch let error as SearchError {
+            throw Self.problem(for: error)
+        } catch let error as HybridSearchError {
+            switch error {
+            case .vectorsNotBuilt, .vectorsOfAnotherModel: throw Problem(.serviceUnavailable, error.description)
+            default: throw Problem(.badRequest, error.description)
+            }
+        } catch let error as EmbeddingError {
+            throw Problem(.internalServerError, error.description)
+        }
     }
 
     /// `/search`: the JSON of `spotlite search --json`, with the search's time in a `Server-Timing` header.
     func search(_ parameters: SearchParameters) async throws -> Response {
         let request = try parameters.request()
+        let mode = try mode(of: parameters)
         let pool = parameters.allowPartial ? partialReaders : readers
         let (bytes, seconds) = try await pool.withSearcher { searcher in
-            let results: SearchResults
-            do {
-                results = try searcher.search(request)
-            } catch let error as SearchError {
-                throw Self.problem(for: error)
-            }
+            let results = try self.results(of: request, mode: mode, on: searcher)
             var bytes: [UInt8] = []
             bytes.reserveCapacity(4096)
             results.appendJSON(to: &bytes)

@@ -57,7 +57,7 @@ struct CommandJSONShapeTests {
         #expect(Set(searchObject.keys) == ["query", "total", "corrected", "hits", "facets"])
         let hits = try #require(searchObject["hits"] as? [[String: Any]])
         let hit = try #require(hits.first)
-        #expect(Set(hit.keys) == ["entity", "key", "rank", "score", "percent", "fields", "snippet"])
+        #expect(Set(hit.keys) == ["entity", "key", "rank", "score", "percent", "fields", "snippet", "keyword_rank", "semantic_rank"])
         #expect(hit["key"] as? String == "xapian-tools")
         #expect(hit["rank"] as? Int == 1)
         let fields = try #require(hit["fields"] as? [String: Any])

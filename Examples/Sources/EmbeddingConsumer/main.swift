@@ -1,5 +1,6 @@
 import Foundation
 import SpotliteEmbeddings
+import SpotliteHybrid
 import SpotliteStore
 
 // An app keeping vectors of its notes with a real sentence model, from the store's history: semantic search next to
@@ -51,3 +52,19 @@ if let token = written.token { try await driver.waitUntilProcessed(through: toke
 await driver.stop()
 print("live: \(try vectors.state().vectors) notes embedded; nearest to \"wild animals\": \(try nearest("wild animals"))")
 try await driver.unregister()
+
+// Semantic and hybrid search: the same notes in a keyword index too, and a searcher answering in either mode.
+let configuration = SpotliteConfiguration(
+    storePath: store.path, indexPath: directory.appendingPathComponent("search").path,
+    entities: [EntityConfiguration(name: "Note", key: "id", fields: [.text("title", store: true), .text("body")],
+                                   embed: ["title", "body"])])
+try await SpotliteIndexer(store: store, configuration: configuration).update()
+let searcher = HybridSearcher(keyword: try IndexSearcher(configuration: configuration, store: store),
+                              semantic: SemanticIndex(encoder: encoder, vectors: vectors, fields: configuration.embeddedFields))
+for mode in [SearchMode.semantic, .hybrid] {
+    let results = try searcher.search(SearchRequest("book the zoo", limit: 2), mode: mode)
+    let hits = results.hits.map { hit in
+        "\(hit.key) (words \(hit.keywordRank.map { "#\($0)" } ?? "–"), meaning \(hit.semanticRank.map { "#\($0)" } ?? "–"))"
+    }
+    print("\(mode) \"book the zoo\": \(hits.joined(separator: ", "))")
+}

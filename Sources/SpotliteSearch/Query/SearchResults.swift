@@ -25,6 +25,11 @@ public struct SearchResults: Sendable, Hashable {
     /// The shards (`HOST:PORT` or path) left out because they could not be reached, when the searcher was allowed
     /// to answer from the others (``IndexSearcher/allowsPartialResults``); empty for a complete answer.
     public var unavailableShards: [String] = []
+    /// How the hits were ranked: ``SearchMode/keyword`` by the keyword index alone; ``SearchMode/semantic`` or
+    /// ``SearchMode/hybrid`` by the vector index alone or fused with the keyword list (module `SpotliteHybrid`),
+    /// when each hit's ``SearchHit/keywordRank``, ``SearchHit/semanticRank`` and ``SearchHit/similarity`` say where
+    /// it came from.
+    public var mode: SearchMode = .keyword
 
     /// Whether some shards were left out: the hits and totals cover only the others.
     public var isPartial: Bool { !unavailableShards.isEmpty }
@@ -46,6 +51,13 @@ public struct SearchHit: Sendable, Hashable {
     public var fields: [String: StoredValue]
     /// A piece of the record's text around the matching words, with the matches marked.
     public var snippet: String
+    /// Its rank in the keyword list, from 1 (in keyword mode, ``rank``); nil when only its meaning found it.
+    public var keywordRank: Int? = nil
+    /// Its rank in the semantic list, from 1; nil in keyword mode and when only its words found it.
+    public var semanticRank: Int? = nil
+    /// The cosine similarity of its vector and the query's, in semantic and hybrid modes; nil when it has no vector
+    /// among the semantic list.
+    public var similarity: Double? = nil
 }
 
 /// How many matching documents have a facet value.

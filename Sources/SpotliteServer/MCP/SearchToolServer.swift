@@ -1,5 +1,7 @@
 import Foundation
 import MCP
+import SpotliteEmbeddings
+import SpotliteHybrid
 import SpotliteJSON
 import SpotliteSearch
 import SpotliteStore
@@ -44,13 +46,21 @@ struct SearchTools: Sendable {
     let indexer: SpotliteIndexer
     let readers: ReaderPool
     let records: RecordReader
+    /// The model and vectors of `[embeddings]`; nil without them (keyword mode only).
+    let semantic: SemanticIndex?
 
     init(configuration: SpotliteConfiguration, store: SpotliteStore, indexer: SpotliteIndexer) throws {
         self.configuration = configuration
         self.indexer = indexer
         readers = try ReaderPool(count: 2) { try IndexSearcher(configuration: configuration, store: store) }
         records = RecordReader(configuration: configuration, store: store)
+        semantic = configuration.embeddings == nil || configuration.embeddedFields.isEmpty
+            ? nil : try SemanticIndex(configuration: configuration)
     }
+
+    /// The modes the `search` tool answers in: semantic and hybrid only with embeddings.
+    var modes: [String] { semantic == nil ? [SearchMode.keyword.rawValue]
+        : [configuration.searchMode.rawValue] + SearchParameters.modes.filter { $0 != configuration.searchMode.rawValue } }
 
     var descriptions: [Tool] {
         let entities = Value.array(configuration.entities.map { .string($0.name) })
@@ -64,7 +74,8 @@ struct SearchTools: Sendable {
                         "entity": .object(["type": "string", "enum": entities, "description": "Only records of this entity."]),
                         "filters": .object(["type": "array", "items": .object(["type": "string"]), "description": "Keyword filters, each FIELD:VALUE."]),
                         "limit": .object(["type": "integer", "minimum": 1, "maximum": .int(SearchToolServer.maximumLimit), "default": 10]),
-                        "mode": .object(["type": "string", "enum": .array(SearchParameters.modes.map { .string($0) }), "default": "keyword"]),
+                        "mode": .object(["type": "string", "enum": .array(modes.map { .string($0) }), "default": .string(configuration.searchMode.rawValue),
+                                          "description": "keyword: by the words; semantic: by meaning (embeddings); hybrid: both, fused."]),
                     ]),
                     "required": .array(["query"]),
                     "additionalProperties": false,
@@ -150,15 +161,17 @@ struct SearchTools: Sendable {
         guard (1...SearchToolServer.maximumLimit).contains(limit) else {
             throw Failure(sentence: "limit must be from 1 to \(SearchToolServer.maximumLimit), not \(limit)")
         }
-        let mode = try string(arguments, "mode", required: false) ?? "keyword"
-        guard SearchParameters.modes.contains(mode) else {
-            throw Failure(sentence: ["semantic", "hybrid"].contains(mode)
-                ? "mode \(mode) needs embeddings, which this index does not have; use mode keyword"
-                : "mode must be keyword, semantic or hybrid, not \(mode.debugDescription)")
+        let modeName = try string(arguments, "mode", required: false) ?? configuration.searchMode.rawValue
+        guard let mode = SearchMode(rawValue: modeName) else {
+            throw Failure(sentence: "mode must be keyword, semantic or hybrid, not \(modeName.debugDescription)")
+        }
+        if mode.needsEmbeddings, semantic == nil {
+            throw Failure(sentence: "mode \(modeName) needs embeddings, which this index does not have; use mode keyword")
         }
         let request = SearchRequest(query, entities: entity.map { [$0] } ?? [], filters: filters, limit: limit)
+        let semantic = self.semantic
         let (json, text) = try await readers.withSearcher { searcher in
-            let results = try searcher.search(request)
+            let results = try HybridSearcher(keyword: searcher, semantic: semantic).search(request, mode: mode)
             var bytes: [UInt8] = []
             results.appendJSON(to: &bytes)
             return (Data(bytes), Self.summary(results, configuration: configuration))

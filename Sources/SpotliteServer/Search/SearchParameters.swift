@@ -11,7 +11,8 @@ struct SearchParameters: Sendable, Equatable {
     var offset = 0
     var sort = "relevance"
     var facets: [String] = []
-    var mode = "keyword"
+    /// nil: the configuration's `[search] mode`.
+    var mode: String?
     var prefix = false
     var allowPartial = false
     /// Snippets as HTML with the matched words in `<mark>` (the search page's); plain text otherwise, as the command
@@ -21,8 +22,8 @@ struct SearchParameters: Sendable, Equatable {
     static let maximumBodyBytes = 64 * 1024
     static let repeatable: Set<String> = ["entity", "filter", "facet"]
     static let names = ["q", "entity", "filter", "limit", "offset", "sort", "facet", "mode", "prefix", "allow_partial", "highlight"]
-    /// Search modes: only keyword search until embeddings are configured.
-    static let modes = ["keyword"]
+    /// The search modes a request may name; semantic and hybrid need the configuration's `[embeddings]`.
+    static let modes = SearchMode.allCases.map(\.rawValue)
     static let limits = 0...SearchRequest.maximumLimit
     static let offsets = 0...SearchRequest.maximumOffset
 
@@ -84,10 +85,7 @@ struct SearchParameters: Sendable, Equatable {
     private func check() throws(Problem) {
         try Self.check(limit, in: Self.limits, name: "limit", hint: "; page through more hits with offset")
         try Self.check(offset, in: Self.offsets, name: "offset")
-        guard Self.modes.contains(mode) else {
-            if ["semantic", "hybrid"].contains(mode) {
-                throw Problem(.badRequest, "mode \(mode) needs embeddings, which this server does not have; use mode=keyword")
-            }
+        if let mode, !Self.modes.contains(mode) {
             throw Problem(.badRequest, "mode must be keyword, semantic or hybrid, not \(mode.debugDescription)")
         }
         if q.trimmingCharacters(in: .whitespaces).isEmpty && filters.isEmpty && entities.isEmpty {

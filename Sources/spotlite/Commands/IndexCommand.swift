@@ -60,12 +60,28 @@ struct IndexCommand: AsyncParsableCommand {
         await indexer.setProgressHandler { bar.update(done: $0.done, total: $0.total) }
         let summary = rebuild ? try await indexer.rebuild() : try await indexer.update()
         bar.finish()
+        // The vectors follow from their own position, after the keyword index: a model that cannot be loaded
+        // leaves the keyword index updated and says what to do.
+        var vectors: (summary: IndexUpdateSummary, path: String)?
+        if let semantic = try environment.makeSemanticIndex() {
+            vectors = (try await semantic.update(store: store, rebuild: rebuild), semantic.vectors.path)
+        }
         if json {
-            JSONOutput.print(summary.jsonObject)
+            var object = summary.jsonObject
+            if let vectors { object["embeddings"] = vectors.summary.jsonObject }
+            JSONOutput.print(object)
         } else {
             printSummary(summary, indexPath: indexer.indexPath)
+            if let vectors { printSummary(vectors.summary, vectorsPath: vectors.path) }
         }
         if let warning = unreadableWarning(summary) { Terminal.printError(warning) }
+    }
+
+    static func printSummary(_ summary: IndexUpdateSummary, vectorsPath: String) {
+        if summary.rebuilt {
+            print("Rebuilt the vectors \(vectorsPath): \(summary.reason ?? "requested").")
+        }
+        print("Vectors at token \(summary.token.map { "\($0)" } ?? "0"): \(Plural.count(summary.transactions, "transaction")), \(Plural.count(summary.indexed, "record")) embedded, \(Terminal.number(summary.deleted)) deleted in \(Terminal.duration(summary.seconds)).")
     }
 
     /// The warning on stderr for values the index could not read, with the first few; nil when there were none.
@@ -125,8 +141,33 @@ struct IndexCommand: AsyncParsableCommand {
                 }
             }
             let health = Task { await IndexCommand.reportFailures(of: indexer) }
+            // The vectors follow from their own position, in live mode too; one line per round that changed them.
+            let embedding = try environment.makeSemanticIndex().map { try HistoryConsumerDriver(store: store, consumer: $0.embedder) }
+            let vectorPrinter = embedding.map { driver in
+                let rounds = driver.roundEvents()
+                return Task {
+                    for await event in rounds {
+                        switch event {
+                        case .processed(let round):
+                            guard round.upserts + round.deletions > 0 || round.snapshot else { continue }
+                            if json {
+                                JSONOutput.print(["embeddings": ["token": round.position?.rawValue ?? 0, "indexed": round.upserts,
+                                                                 "deleted": round.deletions, "rebuilt": round.snapshot,
+                                                                 "reason": round.resynchronization.map { "\($0)" } as Any? ?? NSNull()] as [String: Any]])
+                            } else {
+                                Terminal.log("\(ISO8601.string(from: Date())) vectors at token \(round.position.map { "\($0)" } ?? "0"): \(Terminal.number(round.upserts)) embedded, \(Terminal.number(round.deletions)) deleted\(round.snapshot ? " (rebuilt: \(round.resynchronization.map { "\($0)" } ?? "requested"))" : "")")
+                            }
+                        case .failed(let error):
+                            Terminal.printError("warning: \(ISO8601.string(from: Date())) the vectors cannot be updated: \(error); retrying")
+                        }
+                    }
+                }
+            }
+            await embedding?.start()
             await stop.wait()
             await indexer.stop()
+            await embedding?.stop()
+            vectorPrinter?.cancel()
             printer.cancel()
             health.cancel()
             await health.value
@@ -179,10 +220,14 @@ struct IndexCommand: AsyncParsableCommand {
             }
             let store = try environment.openStoreForReading()
             let status = try await environment.makeIndexer(store: store).status()
+            let vectors = try IndexCommand.vectorStatus(environment.configuration)
             if json {
-                JSONOutput.print(status.jsonObject)
+                var object = status.jsonObject
+                if let vectors { object["embeddings"] = vectors.jsonObject }
+                JSONOutput.print(object)
             } else {
                 print(IndexCommand.render(status))
+                if let vectors { print("\n" + vectors.rendered) }
             }
             // The status is shown in full; a shard that cannot be read still fails the command, for scripts and
             // monitoring, with the first such shard's one-line error.
@@ -190,6 +235,54 @@ struct IndexCommand: AsyncParsableCommand {
                 throw CommandFailure(message: EngineText.readable(problem), status: ExitStatus.failure)
             }
         }
+    }
+
+    /// What `index status` says of the vectors: read from the vector index alone, so that a missing model does
+    /// not hide the status (it is named as the problem instead).
+    struct VectorStatus {
+        var path: String
+        var model: String
+        var modelPath: String
+        var modelProblem: String?
+        /// Nil when the vector index does not exist yet.
+        var state: VectorIndexState?
+
+        var jsonObject: [String: Any] {
+            [
+                "index": path, "model": model, "model_path": modelPath,
+                "model_problem": modelProblem as Any? ?? NSNull(),
+                "dimensions": state?.dimensions as Any? ?? NSNull(), "vectors": state?.vectors ?? 0,
+                "token": state?.cursor?.token?.rawValue ?? 0, "records_cut": state?.truncated ?? 0,
+                "made_by": state?.modelName as Any? ?? NSNull(),
+            ]
+        }
+
+        var rendered: String {
+            let rows: [(String, String)] = [
+                ("Vectors", path + (state?.cursor == nil && (state?.vectors ?? 0) == 0 ? " (not built yet: run `spotlite index update`)" : "")),
+                ("Model", model + " (" + modelPath + ")" + (modelProblem.map { ": " + $0 } ?? "")),
+                ("Dimensions", state?.dimensions.map { "\($0)" } ?? "none yet"),
+                ("Embedded", Plural.count(state?.vectors ?? 0, "record")),
+                ("Token", state?.cursor?.token.map { "\($0)" } ?? "0"),
+                ("Records cut", Terminal.number(state?.truncated ?? 0) + " (text longer than the model's token limit, embedded from its start)"),
+            ]
+            let width = rows.map(\.0.count).max() ?? 0
+            return rows.map { Terminal.strong($0.0.padding(toLength: width, withPad: " ", startingAt: 0)) + "  " + $0.1 }
+                .joined(separator: "\n")
+        }
+    }
+
+    static func vectorStatus(_ configuration: SpotliteConfiguration) throws -> VectorStatus? {
+        guard let settings = configuration.embeddings else { return nil }
+        let path = settings.vectorIndexPath(besides: configuration.indexPath)
+        let modelPath = settings.modelDirectory(indexPath: configuration.indexPath)
+        var problem: String?
+        if !FileManager.default.fileExists(atPath: (modelPath as NSString).appendingPathComponent("model.safetensors")) {
+            problem = "missing; run `make deps`"
+        }
+        let state = FileManager.default.fileExists(atPath: path) ? try VectorIndex(path: path).state() : nil
+        return VectorStatus(path: path, model: (settings.model as NSString).lastPathComponent, modelPath: modelPath,
+                            modelProblem: problem, state: state)
     }
 
     static func render(_ status: IndexStatus) -> String {

@@ -23,6 +23,8 @@ struct SearchCommand: AsyncParsableCommand {
           spotlite search 'name:sql*' --sort=-size --json
           spotlite search --prefix clickh
           spotlite search --queries queries.txt --json
+          spotlite search --mode hybrid baking loaves of bread
+          spotlite search --mode semantic 'play music files' --filter section:sound
         """
     )
 
@@ -49,6 +51,9 @@ struct SearchCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("facet-values"), parsing: .unconditional, help: ArgumentHelp("How many values of each facet to show, most frequent first (0: all; JSON always has all).", valueName: "n"))
     var facetValues = 12
+
+    @Option(help: ArgumentHelp("keyword (by the words), semantic (by meaning, through the [embeddings] model) or hybrid (both, fused by reciprocal rank); default: the configuration's [search] mode, else keyword.", valueName: "mode"))
+    var mode: SearchMode?
 
     @Option(help: ArgumentHelp("Run one query per line of FILE (- for stdin); with --json, one JSON line per query.", valueName: "file"))
     var queries: String?
@@ -97,6 +102,11 @@ struct SearchCommand: AsyncParsableCommand {
         let parsedFilters = try filters.map(SearchFilter.init(parsing:))
         let environment = try CommandEnvironment(options: options)
         try environment.requireEntities()
+        let mode = self.mode ?? environment.configuration.searchMode
+        if mode.needsEmbeddings {
+            try await runInMode(mode, environment: environment, filters: parsedFilters)
+            return
+        }
         // A read replica answers from its copy of the index alone (snippets from stored fields): the store lives on
         // the master's machine, and a store found here would not be the one the index was built from.
         let isReplica = ReplicaFollower.replicaSource(at: environment.configuration.indexPath) != nil
@@ -139,6 +149,71 @@ struct SearchCommand: AsyncParsableCommand {
                               facetValues: facetValues, limit: limit, offset: offset))
         }
         if results.total == 0 { Self.exitNothingFound() }
+    }
+
+    /// A semantic or hybrid search (`--mode`): the model is loaded once, and the queries of `--queries` are answered
+    /// in turn, each with the keyword index and the vectors.
+    private func runInMode(_ mode: SearchMode, environment: CommandEnvironment, filters: [SearchFilter]) async throws {
+        guard environment.configuration.embeddings != nil else { throw HybridSearchError.embeddingsNotConfigured(mode: mode) }
+        if explain { throw ValidationError("--explain shows how the keyword index weighted each word; it works with --mode keyword only") }
+        if case .field = SearchSort(parsing: sort) {
+            throw HybridSearchError.sortNeedsKeywordMode(mode: mode, field: sort)
+        }
+        let isReplica = ReplicaFollower.replicaSource(at: environment.configuration.indexPath) != nil
+        let store = isReplica ? nil : try environment.openStoreForReading(sealingForeignChanges: false)
+        let keyword = try IndexSearcher(configuration: environment.configuration, store: store, allowsPartialResults: allowPartial)
+        let semantic = try SemanticIndex(configuration: environment.configuration, mode: mode)
+        try semantic.checkVectors()
+        let searcher = HybridSearcher(keyword: keyword, semantic: semantic)
+        let highlight = !json && Terminal.usesColor
+        func request(_ text: String) -> SearchRequest {
+            SearchRequest(text, entities: entities, filters: filters, offset: offset, limit: limit, facets: facets,
+                          snippet: SnippetOptions(highlightStart: highlight ? Terminal.bold : "",
+                                                  highlightEnd: highlight ? Terminal.reset : "", format: .plain),
+                          prefix: prefix)
+        }
+        let headlines = Self.headlineFields(of: environment.configuration)
+        let output = OutputBuffer()
+        var foundAny = false
+        func answer(_ text: String) throws {
+            let results = try searcher.search(request(text), mode: mode)
+            Self.warnIfPartial(results.unavailableShards)
+            if results.total > 0 { foundAny = true }
+            output.write { bytes in
+                if json {
+                    results.appendJSON(to: &bytes)
+                    bytes.append(UInt8(ascii: "\n"))
+                } else {
+                    bytes.append(contentsOf: Self.render(results, headlines: headlines, facetValues: facetValues,
+                                                         limit: limit, offset: offset).utf8)
+                    bytes.append(contentsOf: (queries == nil ? "\n" : "\n\n").utf8)
+                }
+            }
+        }
+        if let queries {
+            let reader = try LineReader(path: queries)
+            reader.beforeWaiting = { output.flush() }
+            var number = 0
+            while let bytes = try reader.nextLine() {
+                number += 1
+                guard let line = String(validating: bytes, as: UTF8.self) else {
+                    output.flush()
+                    throw CommandFailure(message: "line \(number) of \(queries) is not UTF-8 text; convert the file (e.g. with iconv)")
+                }
+                let query = line.trimmingCharacters(in: .whitespaces)
+                if query.isEmpty { continue }
+                do {
+                    try answer(query)
+                } catch let error as SearchError {
+                    output.flush()
+                    throw CommandFailure(message: "line \(number) of \(queries): \(error.commandLineDescription)")
+                }
+            }
+        } else {
+            try answer(words.joined(separator: " "))
+        }
+        output.flush()
+        if !foundAny { Self.exitNothingFound() }
     }
 
     /// One answer of a `--queries` batch, written out as text on the thread that searched it.
@@ -276,7 +351,7 @@ struct SearchCommand: AsyncParsableCommand {
         }
         for (index, hit) in results.hits.enumerated() {
             let key = hit.key.description
-            var header = "\(hit.rank). " + Terminal.strong(key) + "  " + Terminal.faint("\(hit.entity) · \(hit.percent)%")
+            var header = "\(hit.rank). " + Terminal.strong(key) + "  " + Terminal.faint("\(hit.entity) · \(hit.percent)%" + Self.origin(of: hit, mode: results.mode))
             let headline = headlines[hit.entity]
             if let headline, let value = hit.fields[headline], key != value.description {
                 header += "  " + Self.shortened(value.description, to: 160)
@@ -319,6 +394,18 @@ struct SearchCommand: AsyncParsableCommand {
         }
         lines.append(Terminal.faint("About \(Plural.count(results.total, "result"))\(shown) in \(Terminal.duration(results.seconds))."))
         return lines.joined(separator: "\n")
+    }
+
+    /// Where a semantic or hybrid hit came from: its similarity and its rank in each list; nothing in keyword mode.
+    static func origin(of hit: SearchHit, mode: SearchMode) -> String {
+        guard mode != .keyword else { return "" }
+        var parts: [String] = []
+        if let similarity = hit.similarity { parts.append("similarity " + String(format: "%.2f", similarity)) }
+        if mode == .hybrid {
+            parts.append("words " + (hit.keywordRank.map { "#\($0)" } ?? "–"))
+            parts.append("meaning " + (hit.semanticRank.map { "#\($0)" } ?? "–"))
+        }
+        return parts.map { " · " + $0 }.joined()
     }
 
     /// `text` cut to `length` characters, with a mark when it was cut.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GRDB
 import Spotlite
 
 struct DemoCommand: AsyncParsableCommand {
@@ -10,7 +11,8 @@ struct DemoCommand: AsyncParsableCommand {
         Reads the Debian package catalog (apt-cache dumpavail, with long descriptions from apt's Translation-en \
         lists when present; a small built-in sample otherwise), imports it as author `importer`, edits a few records \
         as author `editor`, deletes some with the sqlite3 shell (a writer that knows nothing of Spotlite), updates \
-        the index from the history, runs a few searches and shows the index status.
+        the index from the history, runs a few searches (by words, and by meaning over the packages of a few sections when the embedding \
+        model is installed) and shows the index status.
 
         EXAMPLES
           spotlite demo
@@ -133,7 +135,9 @@ struct DemoCommand: AsyncParsableCommand {
                    SearchRequest("image editor", limit: 3, facets: ["section"]))
         try search("9. Misspelled: spotlite search \"serch engnie\"", SearchRequest("serch engnie", limit: 3))
 
-        section("10. spotlite index status")
+        try await searchByMeaning(store: store, searcher: searcher, configuration: configuration)
+
+        section("11. spotlite index status")
         print(IndexCommand.render(try await indexer.status()))
 
         print("")
@@ -141,6 +145,55 @@ struct DemoCommand: AsyncParsableCommand {
         let program = CommandLine.arguments.first.map { $0.contains("/") ? $0 : "spotlite" } ?? "spotlite"
         print("  \(program) search --config \(configurationPath) \"version control\" --facet section")
         print("  \(program) history list --config \(configurationPath) --limit 3")
+    }
+
+    /// The sections whose packages the demo embeds: enough to show search by meaning, few enough to take seconds
+    /// (the whole catalogue takes minutes: `[embeddings]` in a configuration and `spotlite index update`).
+    static let embeddedSections = ["sound", "graphics", "video", "editors", "database", "mail", "games", "utils"]
+
+    /// Embeds the name and summary of the packages of ``embeddedSections`` with the model `make deps` installs,
+    /// then runs a semantic and a hybrid search; says how to get the model when it is not there.
+    private func searchByMeaning(store: SpotliteStore, searcher: IndexSearcher, configuration: SpotliteConfiguration) async throws {
+        section("10. By meaning: spotlite search --mode semantic|hybrid")
+        let cwd = FileManager.default.currentDirectoryPath
+        let settings = EmbeddingsConfiguration(modelsPath: SpotliteConfiguration.resolvePath("Index/models", against: cwd))
+        let modelPath = settings.modelDirectory(indexPath: configuration.indexPath)
+        let encoder: SentenceEncoder
+        do {
+            encoder = try SentenceEncoder(directory: URL(fileURLWithPath: modelPath))
+        } catch {
+            print("No embedding model at \(modelPath) (`make deps` installs all-MiniLM-L6-v2); skipping this step.")
+            return
+        }
+        let embedStart = Date()
+        let marks = Self.embeddedSections.map { _ in "?" }.joined(separator: ", ")
+        let rows = try store.read { db in
+            try Row.fetchAll(db, sql: "SELECT name, summary FROM Package WHERE section IN (\(marks)) ORDER BY name LIMIT 4000",
+                             arguments: StatementArguments(Self.embeddedSections))
+        }
+        let vectors = try VectorIndex(path: directory + "/search.vectors")
+        var upserts: [VectorChanges.Upsert] = []
+        var start = 0
+        while start < rows.count {
+            let batch = Array(rows[start..<min(start + 64, rows.count)])
+            let texts = batch.map { "\($0["name"] as String? ?? "")\n\($0["summary"] as String? ?? "")" }
+            for (row, vector) in zip(batch, try encoder.vectors(for: texts)) {
+                upserts.append(.init(record: RecordID(entity: "Package", key: (row["name"] as String? ?? "").databaseValue), vector: vector))
+            }
+            start += 64
+        }
+        try vectors.commit(VectorChanges(upserts: upserts), cursor: nil, model: (encoder.fingerprint, encoder.directory.lastPathComponent))
+        print("Embedded the name and summary of \(Terminal.number(upserts.count)) packages (sections \(Self.embeddedSections.joined(separator: ", "))) with \(encoder.directory.lastPathComponent) in \(Terminal.duration(Date().timeIntervalSince(embedStart))).")
+        let hybrid = HybridSearcher(keyword: searcher, semantic: SemanticIndex(encoder: encoder, vectors: vectors,
+                                                                               fields: ["Package": ["name", "summary"]]))
+        for (mode, query) in [(SearchMode.semantic, "draw and paint pictures"), (.hybrid, "play music files")] {
+            print("")
+            print(Terminal.strong("$ spotlite search --mode \(mode.rawValue) \"\(query)\" --limit 5"))
+            let results = try hybrid.search(SearchRequest(query, limit: 5, snippet: SnippetOptions(length: 0)), mode: mode)
+            for hit in results.hits {
+                print("\(hit.rank). \(Terminal.strong(hit.key.description))  \(hit.fields["summary"]?.description ?? "")" + Terminal.faint(SearchCommand.origin(of: hit, mode: mode)))
+            }
+        }
     }
 
     private func section(_ title: String) {

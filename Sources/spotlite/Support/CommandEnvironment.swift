@@ -8,6 +8,8 @@ extension HistoryError: ProductError {}
 extension ImportError: ProductError {}
 extension ConfigurationError: ProductError {}
 extension ReplicationError: ProductError {}
+extension EmbeddingError: ProductError {}
+extension HybridSearchError: ProductError {}
 
 /// What a command works with: the configuration (file and overrides), and the store and index it names.
 struct CommandEnvironment {
@@ -94,6 +96,12 @@ struct CommandEnvironment {
         if let source = ReplicaFollower.replicaSource(at: path) {
             throw ReplicationError.replicaIsReadOnly(path: path, source: source)
         }
+    }
+
+    /// The model and vectors of `[embeddings]`, or nil when the configuration has none.
+    func makeSemanticIndex() throws -> SemanticIndex? {
+        guard configuration.embeddings != nil, !configuration.embeddedFields.isEmpty else { return nil }
+        return try SemanticIndex(configuration: configuration)
     }
 
     func makeIndexer(store: SpotliteStore) throws -> SpotliteIndexer {

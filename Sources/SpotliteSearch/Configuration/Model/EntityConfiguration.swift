@@ -8,13 +8,17 @@ public struct EntityConfiguration: Sendable, Hashable {
     public var preserveOnDelete: [String]
     /// The indexed columns, in file order.
     public var fields: [FieldConfiguration]
+    /// The text fields whose text is embedded for semantic search, in this order (the `embed` key); empty: the
+    /// entity is not embedded. Needs ``SpotliteConfiguration/embeddings``.
+    public var embed: [String] = []
 
     /// Creates an entity; call ``SpotliteConfiguration/validate(source:)`` to check it.
-    public init(name: String, key: String, preserveOnDelete: [String] = [], fields: [FieldConfiguration]) {
+    public init(name: String, key: String, preserveOnDelete: [String] = [], fields: [FieldConfiguration], embed: [String] = []) {
         self.name = name
         self.key = key
         self.preserveOnDelete = preserveOnDelete
         self.fields = fields
+        self.embed = embed
     }
 
     /// The field with this exact name, if any.

@@ -35,6 +35,20 @@ public struct SpotliteConfiguration: Sendable, Hashable {
     /// The `[search] synonyms` table: each word or phrase also finds these words or phrases (``QuerySynonyms``).
     /// Applied when queries are parsed, so changing it needs no rebuild; empty: none.
     public var synonyms: [String: [String]] = [:]
+    /// The `[search] mode` key: how `spotlite search` answers without `--mode`.
+    public var searchMode: SearchMode = .keyword
+    /// The `[embeddings]` table: the model and vectors of semantic and hybrid search; nil when absent (keyword
+    /// search only).
+    public var embeddings: EmbeddingsConfiguration?
+
+    /// For each embedded entity (one with ``EntityConfiguration/embed`` fields), those fields; empty without
+    /// ``embeddings``.
+    public var embeddedFields: [String: [String]] {
+        guard embeddings != nil else { return [:] }
+        var fields: [String: [String]] = [:]
+        for entity in entities where !entity.embed.isEmpty { fields[entity.name] = entity.embed }
+        return fields
+    }
 
     /// Creates a configuration in Swift. Paths are kept as given; call ``validate(source:)`` before use.
     public init(

@@ -1,3 +1,4 @@
+import Foundation
 import SpotliteStore
 
 /// The value rules every configuration must meet, whether it came from a file or was built in Swift: names,
@@ -17,12 +18,68 @@ struct ConfigurationValidator {
         try validateSearch(configuration.ranking)
         try validateSynonyms(configuration.synonyms)
         try validateEntities(configuration.entities)
+        try validateEmbeddings(configuration)
+        if configuration.searchMode.needsEmbeddings, configuration.embeddings == nil {
+            throw error(at: ConfigurationKeyPath("search").appending("mode"), .invalidValue,
+                        "\(configuration.searchMode.rawValue) search needs embeddings: add an [embeddings] table (model = \"\(EmbeddingsConfiguration.defaultModel)\") and embed = [fields] to an entity, or set mode = \"keyword\"")
+        }
         let textFields = Set(configuration.entities.flatMap { $0.fields.filter { $0.type == .text }.map(\.name) })
         for name in configuration.indexer.spelling ?? [] where !textFields.contains(name) {
             throw error(
                 at: ConfigurationKeyPath("indexer").appending("spelling"), .invalidValue,
                 "expected \(Expectation.spellingFields); found \(ConfigurationKeyPath.quoted(name)), which is not a text field of any entity"
             )
+        }
+    }
+
+    /// `embed` names text fields of its entity, and needs `[embeddings]`; `[embeddings]` needs an entity to embed.
+    private func validateEmbeddings(_ configuration: SpotliteConfiguration) throws(ConfigurationError) {
+        for entity in configuration.entities where !entity.embed.isEmpty {
+            let path = ConfigurationKeyPath("entities", entity.name).appending("embed")
+            var seen: Set<String> = []
+            for name in entity.embed {
+                guard let field = entity.field(named: name) else {
+                    let texts = entity.fields.filter { $0.type == .text }.map { ConfigurationKeyPath.quoted($0.name) }
+                    throw error(at: path, .invalidValue,
+                                "expected \(Expectation.embedFields); found \(ConfigurationKeyPath.quoted(name)), which is not a field of \(entity.name) (its text fields: \(texts.isEmpty ? "none" : texts.joined(separator: ", ")))")
+                }
+                guard field.type == .text else {
+                    throw error(at: path, .invalidValue,
+                                "expected \(Expectation.embedFields); found \(ConfigurationKeyPath.quoted(name)), a \(field.type.rawValue) field: only text fields are embedded")
+                }
+                guard seen.insert(name).inserted else {
+                    throw error(at: path, .invalidValue, "expected each field once; found \(ConfigurationKeyPath.quoted(name)) twice")
+                }
+            }
+            if configuration.embeddings == nil {
+                throw error(at: path, .missingKey,
+                            "embedding \(entity.name) needs an [embeddings] table naming the model, e.g. [embeddings] with model = \"\(EmbeddingsConfiguration.defaultModel)\"; add it, or remove embed")
+            }
+        }
+        guard let embeddings = configuration.embeddings else { return }
+        let table = ConfigurationKeyPath("embeddings")
+        if embeddings.model.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw error(at: table.appending("model"), .invalidValue, "expected \(Expectation.embeddingModel); found \"\"")
+        }
+        if embeddings.modelsPath?.isEmpty == true {
+            throw error(at: table.appending("models"), .invalidValue, "expected \(Expectation.path); found \"\"")
+        }
+        if embeddings.indexPath?.isEmpty == true {
+            throw error(at: table.appending("index"), .invalidValue, "expected \(Expectation.path); found \"\"")
+        }
+        if embeddings.author.isEmpty || embeddings.author.trimmingCharacters(in: .whitespaces) != embeddings.author {
+            throw error(at: table.appending("author"), .invalidValue, "expected \(Expectation.authorName); found \(ConfigurationKeyPath.quoted(embeddings.author))")
+        }
+        if embeddings.author == configuration.indexer.author {
+            throw error(at: table.appending("author"), .conflict,
+                        "expected an author other than the indexer's (\(ConfigurationKeyPath.quoted(configuration.indexer.author))): each consumer keeps its own position; use \"\(EmbeddingsConfiguration.defaultAuthor)\"")
+        }
+        if embeddings.batchSize < 1 {
+            throw error(at: table.appending("batch_size"), .invalidValue, "expected \(Expectation.batchSize); found \(embeddings.batchSize)")
+        }
+        if !configuration.entities.isEmpty, !configuration.entities.contains(where: { !$0.embed.isEmpty }) {
+            throw error(at: table, .missingKey,
+                        "no entity is embedded: add embed = [\"FIELD\", …] with its text fields to an entity, e.g. [entities.\(configuration.entities[0].name)] embed = [\(configuration.entities[0].fields.first { $0.type == .text }.map { "\"\($0.name)\"" } ?? "\"title\"")], or remove [embeddings]")
         }
     }
 

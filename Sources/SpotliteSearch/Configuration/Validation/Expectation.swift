@@ -5,6 +5,9 @@ import SpotliteStore
 package enum Expectation {
     package static let modelVersion = "a version name: a non-empty string without leading or trailing spaces, e.g. \"v2\""
     package static let table = "a table"
+    package static let searchMode = "\"keyword\", \"semantic\" or \"hybrid\""
+    package static let embeddingModel = "a model folder: a name found in the models folder, e.g. \"all-MiniLM-L6-v2\", or a path"
+    package static let embedFields = "an array of the entity's text fields, e.g. embed = [\"title\", \"text\"]"
     package static let path = "a non-empty path string"
     package static let authorName = "a non-empty author name without leading or trailing spaces"
     package static let authorList = "an array of author names, e.g. [\"app\", \"importer\"]"

@@ -1,0 +1,4 @@
+import ArgumentParser
+import Spotlite
+
+extension SearchMode: ExpressibleByArgument {}
