@@ -132,6 +132,7 @@ let package = Package(
             dependencies: [
                 "Spotlite",
                 "SpotliteEmbeddings",
+                "SpotliteHybrid",
                 "SpotliteTooling",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Spotlite
+import SpotliteHybrid
 import SpotliteTooling
 
 /// `spotlite-bench relevance`: ranking quality on a TREC-style test collection, Spotlite side by side with SQLite FTS5
@@ -30,6 +31,8 @@ struct RelevanceCommand: AsyncParsableCommand {
     var entity: String?
     @Option(help: "A name for the collection in the output (default: the queries file's name).")
     var name: String?
+    @Option(help: "Only the first N documents (judgements of the others count as not found, for every engine and mode alike).")
+    var limit: Int?
     @Option(help: "Ranked documents evaluated per query.")
     var depth = 1000
     @Option(help: "Passes over the queries when timing searches with and without expansion (the median is kept).")
@@ -42,6 +45,26 @@ struct RelevanceCommand: AsyncParsableCommand {
     var spelling = false
     @Flag(help: "Also measure each ranking lever on its own (the ablation table in docs/benchmarks.md).")
     var ablation = false
+    @Option(help: "Search modes compared side by side: a comma-separated list of keyword, semantic and hybrid (semantic and hybrid embed the documents with --model).")
+    var mode = "keyword"
+    @Option(help: "The embedding model folder, for the semantic and hybrid modes.")
+    var model = "Index/models/all-MiniLM-L6-v2"
+    @Option(help: "The fields embedded, comma-separated, joined by a line break in this order (default: the entity's text fields).")
+    var embed: String?
+    @Option(help: "Where the documents' vectors are kept between runs (one folder per model, fields and documents).")
+    var vectorCache = "Index/relevance-vectors"
+    @Option(help: "Documents per call to the model when embedding.")
+    var embedBatch = 64
+    @Option(help: "Hybrid: the reciprocal rank fusion constant k.")
+    var fusionK = 60.0
+    @Option(help: "Hybrid: the keyword list's weight.")
+    var keywordWeight = 1.0
+    @Option(help: "Hybrid: the semantic list's weight.")
+    var semanticWeight = 1.0
+    @Option(help: "Hybrid: the top N of each list fused.")
+    var fusionDepth = 100
+    @Flag(help: "Hybrid: also score a grid of fusion settings (semantic weight, k, N), to choose the defaults on several collections.")
+    var fusionGrid = false
     @Option(help: "Write every measurement as JSON to this file.")
     var jsonOutput: String?
     @Option(help: "Work in this directory (default: a new temporary one, removed at the end).")
@@ -51,6 +74,28 @@ struct RelevanceCommand: AsyncParsableCommand {
         guard depth >= 10 else { throw ValidationError("--depth must be at least 10, got \(depth)") }
         guard timingPasses >= 1 else { throw ValidationError("--timing-passes must be at least 1, got \(timingPasses)") }
         guard knownItems >= 0 else { throw ValidationError("--known-items must be 0 or more, got \(knownItems)") }
+        _ = try modes
+        guard fusionK >= 0, fusionK.isFinite, keywordWeight >= 0, keywordWeight.isFinite, semanticWeight >= 0,
+              semanticWeight.isFinite else {
+            throw ValidationError("--fusion-k, --keyword-weight and --semantic-weight must be finite numbers of 0 or more")
+        }
+        guard fusionDepth >= 10 else { throw ValidationError("--fusion-depth must be at least 10, got \(fusionDepth)") }
+        guard embedBatch >= 1 else { throw ValidationError("--embed-batch must be at least 1, got \(embedBatch)") }
+    }
+
+    /// The modes of `--mode`, in the order given.
+    var modes: [SearchMode] {
+        get throws {
+            let names = mode.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let parsed = try names.map { name -> SearchMode in
+                guard let mode = SearchMode(rawValue: name) else {
+                    throw ValidationError("--mode: unknown mode \(name); give keyword, semantic or hybrid, or several separated by commas")
+                }
+                return mode
+            }
+            guard !parsed.isEmpty else { throw ValidationError("--mode: give keyword, semantic or hybrid, or several separated by commas") }
+            return parsed
+        }
     }
 
     func run() async throws {
@@ -87,7 +132,7 @@ struct RelevanceCommand: AsyncParsableCommand {
 
         Progress.note("reading \(docs)")
         let corpus = try Corpus.prepare(source: SpotliteConfiguration.resolvePath(docs, against: currentDirectory),
-                                        limit: nil, key: entity.key, destination: work + "/corpus.jsonl")
+                                        limit: limit, key: entity.key, destination: work + "/corpus.jsonl")
         let engines = try RelevanceEngines(corpus: corpus, configuration: configuration, entity: entity, work: work)
         Progress.note("indexing \(corpus.records.count) documents with Spotlite, FTS5 and plain Xapian")
         try await engines.build()
@@ -149,13 +194,33 @@ struct RelevanceCommand: AsyncParsableCommand {
             }
         }
 
+        var modeEvaluation: SearchModeEvaluation?
+        let modes = try modes
+        if modes.contains(where: \.needsEmbeddings) {
+            let fields = embed.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+                ?? entity.fields.filter { $0.type == .text }.map(\.name)
+            Progress.note("semantic: embedding \(fields.joined(separator: " + ")) with \(model)")
+            let semantic = try SemanticEngine(
+                model: SpotliteConfiguration.resolvePath(model, against: currentDirectory),
+                cache: SpotliteConfiguration.resolvePath(vectorCache, against: currentDirectory), corpus: corpus,
+                fields: fields, entity: entity.name, batchSize: embedBatch)
+            let queries = topics.map { SearchModeEvaluation.Query(id: $0.id, text: $0.text, plain: TRECCollection.plainQuery($0.text)) }
+            modeEvaluation = try SearchModeEvaluation.measure(
+                modes: modes, queries: queries, judgements: collection.judgements,
+                knownItems: knownItemQueries.map { .init(text: $0.text, target: $0.target ?? "") }, depth: depth,
+                fusion: ReciprocalRankFusion(k: fusionK, keywordWeight: keywordWeight, semanticWeight: semanticWeight),
+                fusionDepth: fusionDepth, grid: fusionGrid,
+                keyword: { try engines.spotlite(spotliteSearcher, $0, limit: $1) }, semantic: semantic)
+        }
+
         let report = RelevanceReportOutput(
             collection: collectionName, documents: corpus.records.count, queries: topics.count, depth: depth,
             machine: MachineDescription.current().summary, command: CommandLine.arguments.joined(separator: " "),
             runs: runs, bestPeer: bestPeer.engine, comparison: comparison, timing: timing,
             knownItems: knownItemQueries.count, spotliteKnownItemMRR: spotliteKnownItems, levers: levers,
-            spelling: spellingResults)
+            spelling: spellingResults, modes: modeEvaluation)
         print(report.rendered)
+        if let modeEvaluation { print("\n" + modeEvaluation.rendered(depth: depth)) }
         for result in spellingResults { print(result.rendered) }
         if let jsonOutput {
             try report.write(to: SpotliteConfiguration.resolvePath(jsonOutput, against: currentDirectory))

@@ -17,6 +17,8 @@ struct RelevanceReportOutput: Codable {
     var spotliteKnownItemMRR: Double?
     var levers: [RelevanceLever]
     var spelling: [SpellingEvaluation] = []
+    /// `--mode` with semantic or hybrid: the modes side by side.
+    var modes: SearchModeEvaluation?
 
     var rendered: String {
         func row(_ label: String, _ metrics: RankingMetrics) -> String {
