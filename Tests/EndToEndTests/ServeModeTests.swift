@@ -80,4 +80,31 @@ struct ServeModeTests {
         }
         #expect(found)
     }
+
+    @Test("spotlite mcp: the search tool takes mode semantic and hybrid, with the hits of `spotlite search --mode`")
+    func mcpModes() throws {
+        let tool = try Self.indexedTool(embeddings: true)
+        defer { tool.remove() }
+        let client = try MCPCommandTests.Client(tool: tool)
+        defer { _ = client.finish() }
+        _ = try client.request("initialize", [
+            "protocolVersion": "2025-03-26", "capabilities": [:] as [String: Any],
+            "clientInfo": ["name": "spotlite-tests", "version": "1"],
+        ])
+        try client.send(["jsonrpc": "2.0", "method": "notifications/initialized"])
+        let listed = try client.request("tools/list")
+        let tools = try #require((listed["result"] as? [String: Any])?["tools"] as? [[String: Any]])
+        let search = try #require(tools.first { $0["name"] as? String == "search" })
+        let mode = ((search["inputSchema"] as? [String: Any])?["properties"] as? [String: Any])?["mode"] as? [String: Any]
+        #expect(mode?["enum"] as? [String] == ["keyword", "semantic", "hybrid"])
+        for name in ["semantic", "hybrid"] {
+            let found = try client.call("search", ["query": "photo editing", "limit": 3, "mode": name])
+            #expect(found["isError"] as? Bool != true, "\(found)")
+            let structured = try #require(found["structuredContent"] as? [String: Any])
+            let expected = try #require(try tool.run(["search", "--mode", name, "photo editing", "--limit", "3", "--json"]).json() as? [String: Any])
+            #expect(NSDictionary(dictionary: structured).isEqual(to: expected), "mode \(name)")
+        }
+        let bad = try client.call("search", ["query": "photo", "mode": "fuzzy"])
+        #expect(bad["isError"] as? Bool == true && MCPCommandTests.text(bad).contains("keyword, semantic or hybrid"))
+    }
 }
