@@ -142,4 +142,27 @@ struct VectorIndexTests {
         let onlyNotes = try graph.search(vectors[3], limit: 5, entities: ["Note"])
         #expect(onlyNotes.isEmpty)
     }
+
+    @Test("A search's own HNSW candidate list trades recall for time; exact search ignores it")
+    func candidatesPerSearch() throws {
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let graph = try VectorIndex(path: path, hnswThreshold: 100, hnswCandidates: 10)
+        let exact = try VectorIndex(path: path, hnswThreshold: 1_000_000)
+        let vectors = randomVectors(2000, dimensions: 32, seed: 9)
+        try graph.commit(VectorChanges(upserts: vectors.enumerated().map { .init(record: record($0.offset), vector: $0.element) }),
+                         cursor: nil)
+        var narrow = 0, wide = 0
+        for query in randomVectors(40, dimensions: 32, seed: 10) {
+            let truth = try exact.search(query, limit: 10)
+            #expect(try exact.search(query, limit: 10, candidates: 1) == truth)
+            let truthSet = Set(truth.map(\.record))
+            narrow += try graph.search(query, limit: 10).filter { truthSet.contains($0.record) }.count
+            let widened = try graph.search(query, limit: 10, candidates: 2000)
+            #expect(widened.count == 10)
+            wide += widened.filter { truthSet.contains($0.record) }.count
+        }
+        #expect(wide == 400)
+        #expect(narrow <= wide)
+    }
 }

@@ -31,7 +31,10 @@ public final class VectorIndex: Sendable {
     private let memory: Mutex<Memory>
 
     /// The default ``hnswThreshold``: exact search returns the true nearest vectors, so the graph, which may miss
-    /// some, is only worth it where scanning every vector costs too much (docs/embeddings.md has the figures).
+    /// some, is only worth it where scanning every vector costs too much. It also costs its build every time the
+    /// index is opened or reloaded (tens of seconds per 100,000 vectors on one core) and a second copy of the
+    /// vectors in memory; exact search grows linearly (a memory-bound scan of 1.5 KiB per vector), so the switch
+    /// sits where one scan costs about three times the catalogue-sized one (docs/embeddings.md has the figures).
     public static let defaultHNSWThreshold = 200_000
 
     private struct Memory: ~Copyable {
@@ -297,9 +300,12 @@ public final class VectorIndex: Sendable {
     /// The `limit` records whose vectors are nearest `query` (cosine), best first, optionally only of `entities`
     /// or only among `records`.
     ///
+    /// - Parameter candidates: the HNSW candidate list of this search (hnswlib's ef), ``hnswCandidates`` when nil;
+    ///   exact search ignores it.
     /// - Throws: ``EmbeddingError/dimensionMismatch(expected:found:path:)`` when the query has other dimensions
     ///   than the vectors held; ``EmbeddingError/vectorIndex(path:problem:)``.
-    public func search(_ query: [Float], limit: Int, entities: Set<String>? = nil, records: Set<RecordID>? = nil) throws -> [VectorHit] {
+    public func search(_ query: [Float], limit: Int, entities: Set<String>? = nil, records: Set<RecordID>? = nil,
+                       candidates: Int? = nil) throws -> [VectorHit] {
         guard limit > 0 else { return [] }
         return try memory.withLock { memory in
             try wrap {
@@ -315,7 +321,7 @@ public final class VectorIndex: Sendable {
                 if let graph = memory.graph {
                     var k = restricted ? min(matrix.count, limit * 8) : limit
                     while true {
-                        let found = try graph.search(query, k: k, candidates: max(hnswCandidates, k))
+                        let found = try graph.search(query, k: k, candidates: max(candidates ?? hnswCandidates, k))
                         let hits = found.compactMap { entry -> VectorHit? in
                             guard let row = matrix.row(ofLabel: entry.label) else { return nil }
                             let record = matrix.records[row]

@@ -38,6 +38,10 @@ struct EmbeddingsCommand: ParsableCommand {
     var hnswClusters = 50
     @Option(help: "Synthetic vectors for the HNSW measurement (0: skip).")
     var hnswVectors = 0
+    @Option(help: "HNSW candidate lists (ef) measured, comma-separated.")
+    var hnswCandidates = "16,32,64,128,256"
+    @Option(help: "A Python with torch and sentence-transformers: embed the same texts with the same model folder (offline), the same threads and batch size, and print the ratio.")
+    var torchPython: String?
 
     func run() throws {
         if let threads { SentenceEncoder.setThreads(threads) }
@@ -54,10 +58,13 @@ struct EmbeddingsCommand: ParsableCommand {
         let catalogue = try Self.lines(corpus).prefix(limit ?? .max).map { object -> String in
             [object["name"] as? String, object["summary"] as? String].compactMap { $0 }.joined(separator: "\n")
         }
-        let (catalogueVectors, _) = try measure("Debian name + summary", texts: catalogue, encoder: encoder)
+        let (catalogueVectors, catalogueSeconds) = try measure("Debian name + summary", texts: catalogue, encoder: encoder)
+        try compareWithTorch("Debian name + summary", texts: catalogue, seconds: catalogueSeconds)
         if cranfieldLimit != 0 {
             let abstracts = try Self.lines(cranfield).map { ($0["text"] as? String) ?? "" }.filter { !$0.isEmpty }
-            _ = try measure("Cranfield abstracts", texts: Array(abstracts.prefix(cranfieldLimit ?? .max)), encoder: encoder)
+            let texts = Array(abstracts.prefix(cranfieldLimit ?? .max))
+            let (_, seconds) = try measure("Cranfield abstracts", texts: texts, encoder: encoder)
+            try compareWithTorch("Cranfield abstracts", texts: texts, seconds: seconds)
         }
         print(String(format: "Peak resident memory so far: %.1f MiB", Double(Self.peakResidentBytes()) / 1_048_576))
 
@@ -93,11 +100,71 @@ struct EmbeddingsCommand: ParsableCommand {
         let latency = LatencySummary(samples: samples)
         print(String(format: "Exact top-10 over %d vectors: p50 %.2f ms, p99 %.2f ms, mean %.2f ms (%d queries)",
                      upserts.count, latency.p50, latency.p99, latency.mean, queries))
+        print(String(format: "Peak resident memory (model, texts, vectors embedded, committed and loaded for search): %.1f MiB",
+                     Double(Self.peakResidentBytes()) / 1_048_576))
         if hnswVectors > 0 { try measureHNSW(count: hnswVectors, dimensions: dimensions) }
     }
 
-    /// Embeds `texts` in batches and prints documents and tokens per second.
-    private func measure(_ name: String, texts: [String], encoder: SentenceEncoder) throws -> ([Float], Int) {
+    /// Embeds `texts` with sentence-transformers on PyTorch (CPU) in a child process, and prints its speed and ours
+    /// (`seconds`, measured on the same texts just before) side by side.
+    private func compareWithTorch(_ name: String, texts: [String], seconds: Double) throws {
+        guard let torchPython, !texts.isEmpty else { return }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-bench-torch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let textsFile = folder.appendingPathComponent("texts.json")
+        let scriptFile = folder.appendingPathComponent("embed.py")
+        try JSONSerialization.data(withJSONObject: texts).write(to: textsFile)
+        try Data(Self.torchScript.utf8).write(to: scriptFile)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: torchPython)
+        process.arguments = [scriptFile.path, textsFile.path, URL(fileURLWithPath: model).path, String(SentenceEncoder.threads),
+                             String(batchSize)]
+        var environment = ProcessInfo.processInfo.environment
+        environment["HF_HUB_OFFLINE"] = "1"
+        environment["TRANSFORMERS_OFFLINE"] = "1"
+        environment["OMP_NUM_THREADS"] = String(SentenceEncoder.threads)
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+              let line = String(decoding: output, as: UTF8.self).split(separator: "\n").last,
+              let result = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let theirs = result["seconds"] as? Double, let tokens = result["tokens"] as? Int
+        else {
+            throw ValidationError("\(torchPython) could not embed the texts with sentence-transformers (exit \(process.terminationStatus)); give --torch-python a Python with torch and sentence-transformers installed")
+        }
+        print(String(format: "%@ with sentence-transformers %@ on torch %@ (%d threads, batch %d): %.1f s, %.0f docs/s, %.0f tokens/s; Spotlite / PyTorch: %.2f×",
+                     name, (result["sentence_transformers"] as? String) ?? "?", (result["torch"] as? String) ?? "?",
+                     (result["threads"] as? Int) ?? 0, batchSize, theirs, Double(texts.count) / theirs, Double(tokens) / theirs,
+                     theirs / seconds))
+    }
+
+    /// What the child Python runs: the model loaded offline from the same folder, one warm-up batch, then every text
+    /// timed (tokenizing included, as ours is).
+    private static let torchScript = """
+        import json, sys, time
+        texts_path, model_path, threads, batch = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+        import torch
+        torch.set_num_threads(threads)
+        import sentence_transformers
+        from sentence_transformers import SentenceTransformer
+        model = SentenceTransformer(model_path, device="cpu", local_files_only=True)
+        texts = json.load(open(texts_path))
+        model.encode(texts[:batch], batch_size=batch)
+        start = time.perf_counter()
+        model.encode(texts, batch_size=batch, normalize_embeddings=True)
+        seconds = time.perf_counter() - start
+        tokens = sum(min(len(model.tokenizer(text)["input_ids"]), model.max_seq_length) for text in texts)
+        print(json.dumps({"seconds": seconds, "tokens": tokens, "threads": torch.get_num_threads(),
+                          "torch": torch.__version__, "sentence_transformers": sentence_transformers.__version__}))
+        """
+
+    /// Embeds `texts` in batches and prints documents and tokens per second; returns the vectors and the seconds.
+    private func measure(_ name: String, texts: [String], encoder: SentenceEncoder) throws -> ([Float], Double) {
         let started = Date()
         var tokens = 0
         var truncated = 0
@@ -123,7 +190,11 @@ struct EmbeddingsCommand: ParsableCommand {
         print(String(format: "%@: %d texts, %d tokens (%d cut at %d) in %.1f s (tokenizing %.2f s): %.0f docs/s, %.0f tokens/s",
                      name, texts.count, tokens, truncated, encoder.configuration.maximumTokens, seconds, tokenizeSeconds,
                      Double(texts.count) / seconds, Double(tokens) / seconds))
-        return (vectors, tokens)
+        return (vectors, seconds)
+    }
+
+    private var hnswCandidateList: [Int] {
+        hnswCandidates.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
     }
 
     private func measureHNSW(count: Int, dimensions: Int) throws {
@@ -141,29 +212,34 @@ struct EmbeddingsCommand: ParsableCommand {
             }), cursor: nil)
             written += chunk
         }
-        var started = Date()
+        let started = Date()
         _ = try graph.search(vector(), limit: 10)
         let buildSeconds = Date().timeIntervalSince(started)
-        started = Date()
         _ = try exact.search(vector(), limit: 10)
         let queryVectors = (0..<min(queries, 500)).map { _ in vector() }
-        var samples: [Double] = []
         var exactSamples: [Double] = []
-        var agreeing = 0
+        var truths: [Set<RecordID>] = []
         for query in queryVectors {
-            var start = DispatchTime.now().uptimeNanoseconds
-            let found = try graph.search(query, limit: 10)
-            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-            start = DispatchTime.now().uptimeNanoseconds
-            let truth = Set(try exact.search(query, limit: 10).map(\.record))
+            let start = DispatchTime.now().uptimeNanoseconds
+            truths.append(Set(try exact.search(query, limit: 10).map(\.record)))
             exactSamples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-            agreeing += found.filter { truth.contains($0.record) }.count
         }
-        let latency = LatencySummary(samples: samples)
         let exactLatency = LatencySummary(samples: exactSamples)
-        print(String(format: "HNSW over %d synthetic vectors in %d clusters (M 16, efConstruction 100, ef %d): built in %.1f s; top-10 p50 %.2f ms, p99 %.2f ms; recall@10 %.3f; exact p50 %.2f ms, p99 %.2f ms",
-                     count, hnswClusters, graph.hnswCandidates, buildSeconds, latency.p50, latency.p99,
-                     Double(agreeing) / Double(10 * queryVectors.count), exactLatency.p50, exactLatency.p99))
+        print(String(format: "HNSW over %d synthetic vectors in %d clusters (M 16, efConstruction 100): graph built in %.1f s; exact top-10 over the same p50 %.2f ms, p99 %.2f ms",
+                     count, hnswClusters, buildSeconds, exactLatency.p50, exactLatency.p99))
+        for candidates in hnswCandidateList {
+            var samples: [Double] = []
+            var agreeing = 0
+            for (query, truth) in zip(queryVectors, truths) {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let found = try graph.search(query, limit: 10, candidates: candidates)
+                samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                agreeing += found.filter { truth.contains($0.record) }.count
+            }
+            let latency = LatencySummary(samples: samples)
+            print(String(format: "  ef %4d: top-10 p50 %.3f ms, p99 %.3f ms; recall@10 %.3f", candidates, latency.p50, latency.p99,
+                         Double(agreeing) / Double(10 * queryVectors.count)))
+        }
     }
 
     private static func lines(_ path: String) throws -> [[String: Any]] {

@@ -35,6 +35,7 @@ struct SearchModeEvaluation: Codable {
     var embeddingLatency: LatencySummary
     var semanticDocuments: Int
     var embeddedThisRun: Bool
+    var embeddedDocuments: Int
     var embeddingSeconds: Double
     var embeddingTokens: Int
     var vectorFolder: String
@@ -153,6 +154,7 @@ struct SearchModeEvaluation: Codable {
         }
         return SearchModeEvaluation(fusion: chosen, rows: rows, grid: points, embeddingLatency: LatencySummary(samples: embedding),
                                     semanticDocuments: semantic.documents, embeddedThisRun: semantic.embedded,
+                                    embeddedDocuments: semantic.embeddedCount,
                                     embeddingSeconds: semantic.seconds, embeddingTokens: semantic.tokens,
                                     vectorFolder: semantic.folder)
     }
@@ -183,8 +185,9 @@ struct SearchModeEvaluation: Codable {
                 ? " Hybrid p50 / (keyword p50 + embedding p50): \(Format.ratio(hybrid! / (keyword! + embeddingLatency.p50)))."
                 : ""))
         lines.append(embeddedThisRun
-            ? String(format: "Vectors: %d documents embedded in this run, %d tokens in %.1f s (%.0f docs/s), kept in %@.",
-                     semanticDocuments, embeddingTokens, embeddingSeconds, Double(semanticDocuments) / embeddingSeconds, vectorFolder)
+            ? String(format: "Vectors: %d of %d documents embedded in this run, %d tokens in %.1f s (%.0f docs/s, %.0f tokens/s), kept in %@.",
+                     embeddedDocuments, semanticDocuments, embeddingTokens, embeddingSeconds,
+                     Double(embeddedDocuments) / embeddingSeconds, Double(embeddingTokens) / embeddingSeconds, vectorFolder)
             : "Vectors: \(semanticDocuments) documents, read from \(vectorFolder).")
         if !grid.isEmpty {
             lines += ["", "Fusion grid (hybrid):", "",

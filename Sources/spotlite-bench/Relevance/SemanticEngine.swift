@@ -16,6 +16,8 @@ final class SemanticEngine {
     let embedded: Bool
     /// Documents with text to embed (the others have no vector, as in the product).
     let documents: Int
+    /// Documents embedded by this run (fewer than `documents` when an interrupted run had embedded the others).
+    let embeddedCount: Int
     let tokens: Int
     let seconds: Double
     private let entity: String
@@ -59,13 +61,21 @@ final class SemanticEngine {
         let state = try vectors.state()
         if state.vectors == texts.count, state.modelFingerprint == encoder.fingerprint {
             embedded = false
+            embeddedCount = 0
             tokens = 0
             seconds = 0
             Progress.note("semantic: \(texts.count) vectors read from \(folder)")
             return
         }
-        try vectors.removeAll()
+        // An interrupted run left some of the vectors: embed only the others.
+        if state.modelFingerprint == encoder.fingerprint {
+            texts = try texts.filter { try vectors.vector(for: RecordID(entity: entity, key: $0.key.databaseValue)) == nil }
+            if state.vectors > 0 { Progress.note("semantic: \(state.vectors) vectors kept from an interrupted run") }
+        } else {
+            try vectors.removeAll()
+        }
         embedded = true
+        embeddedCount = texts.count
         let started = Stopwatch.nanoseconds()
         var tokenCount = 0
         var start = 0
