@@ -31,7 +31,7 @@ public final class HybridSearcher: Sendable {
     public static let defaultDepth = 100
 
     /// A searcher over `keyword` and, when given, `semantic`.
-    public init(keyword: IndexSearcher, semantic: SemanticIndex?, fusion: ReciprocalRankFusion = ReciprocalRankFusion(),
+    public init(keyword: IndexSearcher, semantic: SemanticIndex?, fusion: ReciprocalRankFusion = .hybridDefault,
                 depth: Int = HybridSearcher.defaultDepth) {
         self.keyword = keyword
         self.semantic = semantic

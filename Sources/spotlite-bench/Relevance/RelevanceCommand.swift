@@ -55,14 +55,14 @@ struct RelevanceCommand: AsyncParsableCommand {
     var vectorCache = "Index/relevance-vectors"
     @Option(help: "Documents per call to the model when embedding.")
     var embedBatch = 64
-    @Option(help: "Hybrid: the reciprocal rank fusion constant k.")
-    var fusionK = 60.0
-    @Option(help: "Hybrid: the keyword list's weight.")
-    var keywordWeight = 1.0
-    @Option(help: "Hybrid: the semantic list's weight.")
-    var semanticWeight = 1.0
-    @Option(help: "Hybrid: the top N of each list fused.")
-    var fusionDepth = 100
+    @Option(help: "Hybrid: the reciprocal rank fusion constant k (default: the product's).")
+    var fusionK = ReciprocalRankFusion.hybridDefault.k
+    @Option(help: "Hybrid: the keyword list's weight (default: the product's).")
+    var keywordWeight = ReciprocalRankFusion.hybridDefault.keywordWeight
+    @Option(help: "Hybrid: the semantic list's weight (default: the product's).")
+    var semanticWeight = ReciprocalRankFusion.hybridDefault.semanticWeight
+    @Option(help: "Hybrid: the top N of each list fused (default: the product's).")
+    var fusionDepth = HybridSearcher.defaultDepth
     @Flag(help: "Hybrid: also score a grid of fusion settings (semantic weight, k, N), to choose the defaults on several collections.")
     var fusionGrid = false
     @Option(help: "Write every measurement as JSON to this file.")
