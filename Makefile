@@ -129,9 +129,10 @@ CORPUS ?= ../shared/corpus
 BENCH_CORPUS ?= $(CORPUS)/debian-packages.jsonl.xz
 BENCH_ARGS ?=
 # Then the relevance runs: the Cranfield collection (CRANFIELD: docs.jsonl, queries.tsv, qrels.txt) and the Debtags
-# topics over the Debian catalogue (the debtags package's vocabulary, installed when missing and possible).
+# topics over the Debian catalogue (the vocabulary file of the debtags package: the installed one, else taken out of
+# the downloaded package without installing it, whose set-up step refreshes tag data for many minutes).
 CRANFIELD ?= $(CORPUS)/cranfield
-DEBTAGS_VOCABULARY ?= /usr/share/debtags/vocabulary
+DEBTAGS_VOCABULARY ?= $(if $(wildcard /usr/share/debtags/vocabulary),/usr/share/debtags/vocabulary,Index/debtags-package/usr/share/debtags/vocabulary)
 bench: deps
 	$(SWIFT) build -c release --product spotlite-bench
 	$(SWIFT) build -c release --product spotlite
@@ -139,8 +140,9 @@ bench: deps
 	.build/release/spotlite-bench relevance --docs $(CRANFIELD)/docs.jsonl --queries $(CRANFIELD)/queries.tsv \
 	  --qrels $(CRANFIELD)/qrels.txt --config config/examples/cranfield.toml --name Cranfield --ablation \
 	  --json-output Index/relevance-cranfield.json
-	@if [ ! -f $(DEBTAGS_VOCABULARY) ] && [ "$$(id -u)" = "0" ]; then \
-	  timeout 300 env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debtags >/dev/null 2>&1 || true; \
+	@if [ ! -f $(DEBTAGS_VOCABULARY) ]; then \
+	  tmp=$$(mktemp -d) && (cd "$$tmp" && apt-get download -qq debtags >/dev/null 2>&1) && \
+	  dpkg-deb -x "$$tmp"/debtags_*.deb Index/debtags-package; rm -rf "$$tmp"; \
 	fi
 	@if [ -f $(DEBTAGS_VOCABULARY) ]; then \
 	  .build/release/spotlite-bench debtags-topics --corpus $(BENCH_CORPUS) --vocabulary $(DEBTAGS_VOCABULARY) \
