@@ -136,4 +136,28 @@ struct EmbeddingIndexerTests {
         #expect(state.vectors == 2 && state.dimensions == 384 && state.modelFingerprint == fixture.embedder.encoder.fingerprint)
         #expect(try fixture.nearest("a cold drink") == ["r2"])
     }
+
+    @Test("Vectors of other fields are rebuilt from the new ones, saying which changed; vectors of the same fields are kept")
+    func otherFields() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        try fixture.insert("r1", "Country sourdough", "A cold tomato and cucumber soup from Andalusia.")
+        try fixture.insert("r2", "Gazpacho", "A starter, flour, water and salt, proofed overnight and baked in a Dutch oven.")
+        let first = try await HistoryConsumerDriver(store: fixture.store, consumer: fixture.embedder).processPending()
+        #expect(first.snapshot)
+        #expect(try fixture.vectors.state().fields == "Recipe: title, body")
+        let same = EmbeddingIndexer(encoder: fixture.embedder.encoder, vectors: fixture.vectors,
+                                    fields: ["Recipe": ["title", "body"]])
+        #expect(try await same.resynchronizationReason(resumingAfter: HistoryCursor(token: nil)) == nil)
+
+        // Now only the titles: the bodies' meaning must leave the vectors.
+        let titles = EmbeddingIndexer(encoder: fixture.embedder.encoder, vectors: fixture.vectors,
+                                      fields: ["Recipe": ["title"]])
+        let round = try await HistoryConsumerDriver(store: fixture.store, consumer: titles).processPending()
+        #expect(round.snapshot)
+        #expect("\(round.resynchronization.map { "\($0)" } ?? "")".contains("the embedded fields changed (Recipe: title, body is now Recipe: title)"))
+        let state = try fixture.vectors.state()
+        #expect(state.vectors == 2 && state.fields == "Recipe: title")
+        #expect(try fixture.nearest("baking loaves of bread") == ["r1"], "by its title now, not by the body about soup")
+    }
 }

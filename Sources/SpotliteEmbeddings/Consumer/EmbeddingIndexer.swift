@@ -50,6 +50,12 @@ public struct EmbeddingIndexer: HistoryConsumer {
 
     public typealias Document = String
 
+    /// The embedded fields in words, entities in name order (`Note: title, body; Task: text`): recorded with the
+    /// vectors, so that vectors of other fields are rebuilt rather than mixed with new ones.
+    public var fieldsDescription: String {
+        fields.keys.sorted().map { "\($0): \(fields[$0]!.joined(separator: ", "))" }.joined(separator: "; ")
+    }
+
     /// The embedded entities.
     public var filter: HistoryRequest { HistoryRequest(entities: Set(fields.keys)) }
 
@@ -93,7 +99,7 @@ public struct EmbeddingIndexer: HistoryConsumer {
         let embedded = try embed(batch.upserts.map { ($0.record, $0.document) })
         changes.upserts = embedded.upserts
         changes.deletions += embedded.empty
-        try vectors.commit(changes, cursor: batch.cursor, model: (encoder.fingerprint, modelName))
+        try vectors.commit(changes, cursor: batch.cursor, model: (encoder.fingerprint, modelName), fields: fieldsDescription)
     }
 
     /// The vectors of `texts`, `batchSize` at a time; records whose text has no words come back in `empty`.
@@ -131,7 +137,7 @@ public struct EmbeddingIndexer: HistoryConsumer {
         return .after(cursor)
     }
 
-    /// When the vectors were made by another model than ``encoder``.
+    /// When the vectors were made by another model than ``encoder``, or of other fields than ``fields``.
     public func resynchronizationReason(resumingAfter cursor: HistoryCursor) async throws -> String? {
         let state = try vectors.state()
         guard state.vectors > 0 else { return nil }
@@ -140,6 +146,9 @@ public struct EmbeddingIndexer: HistoryConsumer {
         }
         if let fingerprint = state.modelFingerprint, fingerprint != encoder.fingerprint {
             return "the vectors were made by another model (\(state.modelName ?? "unknown")) than \(modelName)"
+        }
+        if let embedded = state.fields, embedded != fieldsDescription {
+            return "the embedded fields changed (\(embedded.isEmpty ? "none" : embedded) is now \(fieldsDescription.isEmpty ? "none" : fieldsDescription))"
         }
         return nil
     }
@@ -176,7 +185,7 @@ public struct EmbeddingIndexer: HistoryConsumer {
             start = end
         }
         try vectors.finishRebuild(cursor: HistoryCursor(token: token), model: (encoder.fingerprint, modelName),
-                                  dimensions: encoder.dimensions)
+                                  dimensions: encoder.dimensions, fields: fieldsDescription)
         return .completed(through: token)
     }
 }

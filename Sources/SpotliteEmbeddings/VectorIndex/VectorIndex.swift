@@ -111,7 +111,8 @@ public final class VectorIndex: Sendable {
                 let fingerprint = String.fromDatabaseValue(meta["model_fingerprint"] ?? .null)
                 let name = String.fromDatabaseValue(meta["model_name"] ?? .null)
                 return VectorIndexState(vectors: vectors, truncated: truncated, dimensions: dimensions,
-                                        modelFingerprint: fingerprint, modelName: name, cursor: cursor)
+                                        modelFingerprint: fingerprint, modelName: name,
+                                        fields: String.fromDatabaseValue(meta["fields"] ?? .null), cursor: cursor)
             }
         }
     }
@@ -169,9 +170,12 @@ public final class VectorIndex: Sendable {
     ///
     /// - Parameters:
     ///   - model: the fingerprint and name of the model that made the vectors, recorded with them.
+    ///   - fields: which fields of which entities the vectors embed (``EmbeddingIndexer/fieldsDescription``),
+    ///     recorded with them.
     /// - Throws: ``EmbeddingError/dimensionMismatch(expected:found:path:)`` when a vector's dimensions differ from
     ///   those held; ``EmbeddingError/vectorIndex(path:problem:)``.
-    public func commit(_ changes: VectorChanges, cursor: HistoryCursor?, model: (fingerprint: String, name: String)? = nil) throws {
+    public func commit(_ changes: VectorChanges, cursor: HistoryCursor?, model: (fingerprint: String, name: String)? = nil,
+                       fields: String? = nil) throws {
         try memory.withLock { memory in
             try wrap {
                 var labels: [Int64] = []
@@ -192,6 +196,7 @@ public final class VectorIndex: Sendable {
                         try Self.setMeta(db, "model_fingerprint", model.fingerprint)
                         try Self.setMeta(db, "model_name", model.name)
                     }
+                    if let fields { try Self.setMeta(db, "fields", fields) }
                     for record in changes.deletions {
                         try db.execute(sql: "DELETE FROM vector WHERE entity = ? AND key = ?", arguments: [record.entity, record.key])
                     }
@@ -258,10 +263,11 @@ public final class VectorIndex: Sendable {
         }
     }
 
-    /// Replaces the live vectors by the rebuilt ones, with their cursor and model, in one transaction.
+    /// Replaces the live vectors by the rebuilt ones, with their cursor, model and embedded fields, in one transaction.
     ///
     /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)``, also when no rebuild was begun.
-    public func finishRebuild(cursor: HistoryCursor, model: (fingerprint: String, name: String), dimensions: Int) throws {
+    public func finishRebuild(cursor: HistoryCursor, model: (fingerprint: String, name: String), dimensions: Int,
+                              fields: String? = nil) throws {
         try memory.withLock { memory in
             try wrap {
                 try database.write { db in
@@ -272,6 +278,7 @@ public final class VectorIndex: Sendable {
                     try Self.setMeta(db, "dimensions", dimensions)
                     try Self.setMeta(db, "model_fingerprint", model.fingerprint)
                     try Self.setMeta(db, "model_name", model.name)
+                    try Self.setMeta(db, "fields", fields)
                     try Self.setCursor(db, cursor)
                     _ = try Self.bumpVersion(db)
                 }

@@ -12,6 +12,9 @@ public struct VectorIndexState: Sendable, Hashable {
     public var modelFingerprint: String?
     /// The model's folder as it was configured when the vectors were made.
     public var modelName: String?
+    /// Which fields of which entities the vectors embed, as the embedder described them
+    /// (``EmbeddingIndexer/fieldsDescription``); nil in vectors made before it was recorded.
+    public var fields: String?
     /// Where the vectors stand in the store's history: they reflect every change through it.
     public var cursor: HistoryCursor?
 }
