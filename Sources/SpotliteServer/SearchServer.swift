@@ -146,7 +146,7 @@ public struct SearchServer: Sendable {
                      body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
         }
         router.get("/search") { request, _ in
-            let parameters = try SearchParameters(query: request.uri.queryParameters.map { (String($0.key), String($0.value)) })
+            let parameters = try SearchParameters(queryString: request.uri.query)
             return try await service.search(parameters)
         }
         router.post("/search") { request, _ in

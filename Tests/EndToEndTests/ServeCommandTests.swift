@@ -49,6 +49,12 @@ struct ServeCommandTests {
             #expect(posted.status == 200)
             #expect(posted.text == expected.stdout, "POST \(json)")
         }
+        // A query string as a form writes it: + is a space, %2B a plus, in names and values alike.
+        let spaced = try server.http.get("/search?q=sqlite%20database&limit=3")
+        #expect(try server.http.get("/search?q=sqlite+database&limit=3").text == spaced.text)
+        #expect(try server.http.get("/search?%71=sqlite+database&limit=3").text == spaced.text)
+        #expect(try server.http.get("/search?q=c%2B%2B&limit=1").status == 200)
+        #expect(try server.http.get("/search?q=100%zz").status == 400)
         // Snippets for a page: HTML with the matched words marked, on request only.
         let marked = try server.http.get("/search?q=search&highlight=true").json()
         let snippets = (marked["hits"] as? [[String: Any]] ?? []).compactMap { $0["snippet"] as? String }

@@ -29,6 +29,26 @@ struct SearchParameters: Sendable, Equatable {
 
     init() {}
 
+    /// From a raw query string (`q=vim+editor&limit=5`), read as HTML forms and `curl --data-urlencode -G` write it:
+    /// `+` is a space and `%XX` a byte of UTF-8, in names and values (a literal plus is `%2B`).
+    init(queryString: String?) throws(Problem) {
+        var pairs: [(name: String, value: String)] = []
+        for field in (queryString ?? "").split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = try Self.formDecoded(parts[0])
+            pairs.append((name, parts.count > 1 ? try Self.formDecoded(parts[1]) : ""))
+        }
+        try self.init(query: pairs)
+    }
+
+    private static func formDecoded(_ text: Substring) throws(Problem) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        guard let decoded = spaced.removingPercentEncoding else {
+            throw Problem(.badRequest, "the query string has a malformed %-escape in \"\(text.prefix(80))\"; encode a literal % as %25")
+        }
+        return decoded
+    }
+
     /// From a query string's parameters, in order.
     init(query: [(name: String, value: String)]) throws(Problem) {
         for (name, value) in query {
