@@ -125,8 +125,7 @@ public final class HybridSearcher: Sendable {
         results.correctedFilters = keywordResults?.correctedFilters ?? membership?.correctedFilters
         results.unavailableShards = keywordResults?.unavailableShards ?? membership?.unavailableShards ?? []
         results.mode = mode
-        let elapsed = clock.now - started
-        results.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        results.seconds = (clock.now - started).timeInterval
         return results
     }
 

@@ -63,8 +63,7 @@ extension SemanticIndex {
         summary.deleted = round.deletions
         summary.rebuilt = round.snapshot
         summary.reason = round.resynchronization.map(Self.reason)
-        let elapsed = clock.now - started
-        summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        summary.seconds = (clock.now - started).timeInterval
         return summary
     }
 

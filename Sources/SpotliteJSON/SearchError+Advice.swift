@@ -17,8 +17,9 @@ extension SearchError {
         if case let .invalidQuery(query, reason) = self, EngineText.isInternal(reason) {
             return "cannot search for \"\(query)\": \(EngineText.readable(reason))"
         }
-        let problem = EngineText.isInternal(problem) ? EngineText.readable(problem) : problem
-        return recovery.map { "\(problem); \($0.text(.commandLine))" } ?? problem
+        let problem = self.problem
+        let shown = EngineText.isInternal(problem) ? EngineText.readable(problem) : problem
+        return recovery.map { "\(shown); \($0.text(.commandLine))" } ?? shown
     }
 }
 
