@@ -123,7 +123,8 @@ demo-data:
 demo: release demo-data
 	.build/release/spotlite demo
 
-# The benchmark suite over the real corpus (about ten minutes on two cores); not part of `make test`.
+# The benchmark suite over the real corpus (about ten minutes on two cores, plus about eight the first time the
+# relevance runs embed their collections); not part of `make test`.
 # Extra options through BENCH_ARGS, e.g. `make bench BENCH_ARGS=--scale` for the 1,000,000-record run.
 # CORPUS: the folder with debian-packages.jsonl.xz and cranfield/ (the public Cranfield collection as JSON Lines,
 # TSV and TREC qrels).
@@ -134,6 +135,9 @@ BENCH_ARGS ?=
 # topics over the Debian catalogue (the vocabulary file of the debtags package: the installed one, else taken out of
 # the downloaded package without installing it, whose set-up step refreshes tag data for many minutes).
 CRANFIELD ?= $(CORPUS)/cranfield
+# The search modes the relevance runs compare (semantic and hybrid embed each collection once, with the model of
+# `make deps`, and keep the vectors in Index/relevance-vectors: the whole catalogue takes about 6 minutes the first time).
+BENCH_MODES ?= keyword,semantic,hybrid
 DEBTAGS_VOCABULARY ?= $(if $(wildcard /usr/share/debtags/vocabulary),/usr/share/debtags/vocabulary,Index/debtags-package/usr/share/debtags/vocabulary)
 bench: deps
 	$(SWIFT) build -c release --product spotlite-bench
@@ -141,7 +145,7 @@ bench: deps
 	.build/release/spotlite-bench --corpus $(BENCH_CORPUS) --json-output Index/bench-results.json $(BENCH_ARGS)
 	.build/release/spotlite-bench relevance --docs $(CRANFIELD)/docs.jsonl --queries $(CRANFIELD)/queries.tsv \
 	  --qrels $(CRANFIELD)/qrels.txt --config config/examples/cranfield.toml --name Cranfield --ablation \
-	  --json-output Index/relevance-cranfield.json
+	  --mode $(BENCH_MODES) --json-output Index/relevance-cranfield.json
 	@if [ ! -f $(DEBTAGS_VOCABULARY) ]; then \
 	  tmp=$$(mktemp -d) && (cd "$$tmp" && apt-get download -qq debtags >/dev/null 2>&1) && \
 	  dpkg-deb -x "$$tmp"/debtags_*.deb Index/debtags-package; rm -rf "$$tmp"; \
@@ -151,7 +155,8 @@ bench: deps
 	    --output Index/debtags && \
 	  .build/release/spotlite-bench relevance --docs $(BENCH_CORPUS) --queries Index/debtags/queries-description.tsv \
 	    --qrels Index/debtags/qrels.txt --config config/spotlite.toml --name "Debtags topics" --known-items 500 \
-	    --known-item-field summary --ablation --json-output Index/relevance-debtags.json; \
+	    --known-item-field summary --ablation --embed name,summary --mode $(BENCH_MODES) \
+	    --json-output Index/relevance-debtags.json; \
 	else \
 	  echo "make bench: no Debtags vocabulary at $(DEBTAGS_VOCABULARY) (apt-get install debtags); skipping that collection"; \
 	fi

@@ -5,7 +5,8 @@ import SpotliteSearch
 import SpotliteStore
 
 /// Answers a ``SearchRequest`` in a ``SearchMode``: by the keyword index alone, by the vector index alone, or by
-/// both lists fused by reciprocal rank (``ReciprocalRankFusion``).
+/// both lists fused by reciprocal rank (``ReciprocalRankFusion``), weighted by the query's length and, for
+/// descriptive queries, with relevance feedback in the model's space (``HybridRanking``).
 ///
 /// ```swift
 /// let searcher = try HybridSearcher(configuration: configuration)
@@ -23,7 +24,7 @@ public final class HybridSearcher: Sendable {
     /// The model and vectors; nil when the configuration has no `[embeddings]` (keyword mode only).
     public let semantic: SemanticIndex?
     /// How the two lists are fused in hybrid mode.
-    public let fusion: ReciprocalRankFusion
+    public let ranking: HybridRanking
     /// How many records each list contributes at least to a fused list.
     public let depth: Int
 
@@ -31,11 +32,11 @@ public final class HybridSearcher: Sendable {
     public static let defaultDepth = 100
 
     /// A searcher over `keyword` and, when given, `semantic`.
-    public init(keyword: IndexSearcher, semantic: SemanticIndex?, fusion: ReciprocalRankFusion = .hybridDefault,
+    public init(keyword: IndexSearcher, semantic: SemanticIndex?, ranking: HybridRanking = .measured,
                 depth: Int = HybridSearcher.defaultDepth) {
         self.keyword = keyword
         self.semantic = semantic
-        self.fusion = fusion
+        self.ranking = ranking
         self.depth = max(1, depth)
     }
 
@@ -95,7 +96,18 @@ public final class HybridSearcher: Sendable {
         var similarities: [RecordID: Double] = [:]
         for hit in vectorHits { similarities[hit.record] = Double(hit.similarity) }
 
-        let fused = fusion.fuse(keyword: keywordList, semantic: semanticList)
+        let records = request.filters.isEmpty ? nil : membership?.records
+        let fused = mode == .semantic
+            ? ReciprocalRankFusion().fuse(keyword: [], semantic: semanticList)
+            : try ranking.fuse(query: text, keyword: keywordList, semantic: semanticList) { best in
+                let stored = try semantic.vectors.vectors(of: best)
+                let moved = ranking.movedQuery(query, toward: best.compactMap { stored[$0] })
+                let again = try semantic.vectors.search(moved, limit: reach, entities: entities, records: records)
+                // Similarities stay those to the query as typed, not to the moved one.
+                let unseen = try semantic.vectors.vectors(of: again.map(\.record).filter { similarities[$0] == nil })
+                for (record, vector) in unseen { similarities[record] = Double(Self.dot(query, vector)) }
+                return again.map(\.record)
+            }
         let page = fused.dropFirst(request.offset).prefix(request.limit)
         var keywordHits: [RecordID: SearchHit] = [:]
         for hit in keywordResults?.hits ?? [] { keywordHits[RecordID(entity: hit.entity, key: hit.key.databaseValue)] = hit }
@@ -127,6 +139,14 @@ public final class HybridSearcher: Sendable {
         results.mode = mode
         results.seconds = (clock.now - started).timeInterval
         return results
+    }
+
+    /// The cosine of two vectors of length 1; 0 when their dimensions differ.
+    private static func dot(_ a: [Float], _ b: [Float]) -> Float {
+        guard a.count == b.count else { return 0 }
+        var sum: Float = 0
+        for index in a.indices { sum += a[index] * b[index] }
+        return sum
     }
 
     /// The records the keyword index finds with the request's entities and filters alone, and its facets over them.

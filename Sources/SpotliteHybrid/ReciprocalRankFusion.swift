@@ -28,12 +28,6 @@ public struct ReciprocalRankFusion: Sendable, Hashable {
         self.semanticWeight = semanticWeight
     }
 
-    /// What hybrid search fuses with: k = 60, the semantic list at half the keyword list's weight. Chosen with
-    /// `spotlite-bench relevance --fusion-grid` on two collections (docs/benchmarks.md): against equal weights it
-    /// keeps nearly all of the gain on descriptive queries (Cranfield, Debtags topics) and loses a third less on
-    /// known-item queries, which are lexical.
-    public static let hybridDefault = ReciprocalRankFusion(k: 60, keywordWeight: 1, semanticWeight: 0.5)
-
     /// One record of the fused list, with where each list had it.
     public struct Fused<Key: Hashable & Sendable>: Sendable, Hashable {
         /// The record.

@@ -359,6 +359,23 @@ public final class VectorIndex: Sendable {
         }
     }
 
+    /// The stored vectors of `records`; records without a vector are left out.
+    ///
+    /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)`` when the vectors cannot be read.
+    public func vectors(of records: [RecordID]) throws -> [RecordID: [Float]] {
+        try memory.withLock { memory in
+            try wrap {
+                try refresh(&memory)
+                guard let matrix = memory.matrix else { return [:] }
+                var vectors: [RecordID: [Float]] = [:]
+                for record in records {
+                    if let row = matrix.row(of: record) { vectors[record] = Array(matrix.vector(at: row)) }
+                }
+                return vectors
+            }
+        }
+    }
+
     /// Reloads the vectors when a commit (of another handle or process) changed them since they were read.
     private func refresh(_ memory: inout Memory) throws {
         let version = try database.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'version'") ?? 0 }

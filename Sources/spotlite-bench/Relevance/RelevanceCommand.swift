@@ -55,16 +55,18 @@ struct RelevanceCommand: AsyncParsableCommand {
     var vectorCache = "Index/relevance-vectors"
     @Option(help: "Documents per call to the model when embedding.")
     var embedBatch = 64
-    @Option(help: "Hybrid: the reciprocal rank fusion constant k (default: the product's).")
-    var fusionK = ReciprocalRankFusion.hybridDefault.k
-    @Option(help: "Hybrid: the keyword list's weight (default: the product's).")
-    var keywordWeight = ReciprocalRankFusion.hybridDefault.keywordWeight
-    @Option(help: "Hybrid: the semantic list's weight (default: the product's).")
-    var semanticWeight = ReciprocalRankFusion.hybridDefault.semanticWeight
+    @Option(help: "Hybrid: one fusion for every query, no feedback, with this reciprocal rank fusion constant k (default: the product's ranking by query length, with feedback).")
+    var fusionK: Double?
+    @Option(help: "Hybrid: one fusion for every query with this keyword list weight (default: the product's ranking).")
+    var keywordWeight: Double?
+    @Option(help: "Hybrid: one fusion for every query with this semantic list weight (default: the product's ranking).")
+    var semanticWeight: Double?
     @Option(help: "Hybrid: the top N of each list fused (default: the product's).")
     var fusionDepth = HybridSearcher.defaultDepth
     @Flag(help: "Hybrid: also score a grid of fusion settings (semantic weight, k, N), to choose the defaults on several collections.")
     var fusionGrid = false
+    @Option(help: "Modes: write each query's keyword and semantic lists (and its judgements) to this JSON file, to study fusions offline.")
+    var listsOutput: String?
     @Option(help: "Write every measurement as JSON to this file.")
     var jsonOutput: String?
     @Option(help: "Work in this directory (default: a new temporary one, removed at the end).")
@@ -75,12 +77,18 @@ struct RelevanceCommand: AsyncParsableCommand {
         guard timingPasses >= 1 else { throw ValidationError("--timing-passes must be at least 1, got \(timingPasses)") }
         guard knownItems >= 0 else { throw ValidationError("--known-items must be 0 or more, got \(knownItems)") }
         _ = try modes
-        guard fusionK >= 0, fusionK.isFinite, keywordWeight >= 0, keywordWeight.isFinite, semanticWeight >= 0,
-              semanticWeight.isFinite else {
+        guard [fusionK, keywordWeight, semanticWeight].allSatisfy({ $0 == nil || ($0! >= 0 && $0!.isFinite) }) else {
             throw ValidationError("--fusion-k, --keyword-weight and --semantic-weight must be finite numbers of 0 or more")
         }
         guard fusionDepth >= 10 else { throw ValidationError("--fusion-depth must be at least 10, got \(fusionDepth)") }
         guard embedBatch >= 1 else { throw ValidationError("--embed-batch must be at least 1, got \(embedBatch)") }
+    }
+
+    /// The product's hybrid ranking, or one fixed fusion when `--fusion-k`, `--keyword-weight` or `--semantic-weight`
+    /// is given.
+    var hybridRanking: HybridRanking {
+        guard fusionK != nil || keywordWeight != nil || semanticWeight != nil else { return .measured }
+        return .fixed(ReciprocalRankFusion(k: fusionK ?? 60, keywordWeight: keywordWeight ?? 1, semanticWeight: semanticWeight ?? 1))
     }
 
     /// The modes of `--mode`, in the order given.
@@ -208,8 +216,9 @@ struct RelevanceCommand: AsyncParsableCommand {
             modeEvaluation = try SearchModeEvaluation.measure(
                 modes: modes, queries: queries, judgements: collection.judgements,
                 knownItems: knownItemQueries.map { .init(text: $0.text, target: $0.target ?? "") }, depth: depth,
-                fusion: ReciprocalRankFusion(k: fusionK, keywordWeight: keywordWeight, semanticWeight: semanticWeight),
+                ranking: hybridRanking,
                 fusionDepth: fusionDepth, grid: fusionGrid,
+                listsOutput: listsOutput.map { SpotliteConfiguration.resolvePath($0, against: currentDirectory) },
                 keyword: { try engines.spotlite(spotliteSearcher, $0, limit: $1) }, semantic: semantic)
         }
 

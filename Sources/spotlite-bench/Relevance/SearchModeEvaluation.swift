@@ -16,11 +16,10 @@ struct SearchModeEvaluation: Codable {
         var latency: LatencySummary
     }
 
-    /// Hybrid with one fusion setting.
+    /// Hybrid with one ranking.
     struct FusionPoint: Codable {
-        var k: Double
-        var keywordWeight: Double
-        var semanticWeight: Double
+        /// The ranking, as `--fusion-grid` prints it.
+        var setting: String
         /// Each list's length before fusion (N).
         var depth: Int
         var mean: RankingMetrics
@@ -59,22 +58,39 @@ struct SearchModeEvaluation: Codable {
     }
 
     static func measure(modes: [SearchMode], queries: [Query], judgements: [String: [String: Int]], knownItems: [KnownItem],
-                        depth: Int, fusion: ReciprocalRankFusion, fusionDepth: Int, grid: Bool,
-                        keyword: (String, Int) throws -> [String], semantic: SemanticEngine) throws -> SearchModeEvaluation {
+                        depth: Int, ranking: HybridRanking, fusionDepth: Int, grid: Bool, listsOutput: String? = nil,
+                        keyword: (String, Int) throws -> [String], semantic semanticEngine: SemanticEngine) throws -> SearchModeEvaluation {
+        let semantic = semanticEngine
         let depths = grid ? Array(Set([10, 20, 50, 100, 200, 1000, fusionDepth])).sorted() : [fusionDepth]
         let listDepth = max(depth, depths.max()!)
         Progress.note("modes: ranking \(queries.count) queries and \(knownItems.count) known items by keyword and by meaning")
         var keywordLists: [[String]] = []
         var semanticLists: [[String]] = []
+        var queryVectors: [[Float]?] = []
         for query in queries {
             keywordLists.append(try keyword(query.plain, listDepth))
-            semanticLists.append(try semantic.search(query.text, limit: listDepth))
+            queryVectors.append(try semantic.vector(for: query.text))
+            semanticLists.append(try semantic.search(queryVectors.last!, limit: listDepth))
         }
         var knownKeyword: [[String]] = []
         var knownSemantic: [[String]] = []
+        var knownVectors: [[Float]?] = []
         for item in knownItems {
             knownKeyword.append(try keyword(TRECCollection.plainQuery(item.text), depths.max()!))
-            knownSemantic.append(try semantic.search(item.text, limit: depths.max()!))
+            knownVectors.append(try semantic.vector(for: item.text))
+            knownSemantic.append(try semantic.search(knownVectors.last!, limit: depths.max()!))
+        }
+
+        if let listsOutput {
+            try RankedLists(
+                queries: zip(queries, zip(keywordLists, semanticLists)).map { query, lists in
+                    .init(id: query.id, text: query.text, keyword: lists.0, semantic: lists.1,
+                          grades: judgements[query.id] ?? [:])
+                },
+                knownItems: zip(knownItems, zip(knownKeyword, knownSemantic)).map { item, lists in
+                    .init(text: item.text, target: item.target, keyword: lists.0, semantic: lists.1)
+                }
+            ).write(to: listsOutput)
         }
 
         func scores(_ lists: [[String]], knownLists: [[String]]) -> (RankingMetrics, Double, Double?) {
@@ -93,15 +109,17 @@ struct SearchModeEvaluation: Codable {
             }
             return (RankingMetrics.mean(perQuery), reciprocal / Double(max(1, queries.count)), known)
         }
-        func point(_ fusion: ReciprocalRankFusion, depth n: Int) -> FusionPoint {
-            func fused(_ keyword: [String], _ semantic: [String]) -> [String] {
-                fusion.fuse(keyword: Array(keyword.prefix(n)), semantic: Array(semantic.prefix(n))).map(\.key)
+        func point(_ ranking: HybridRanking, depth n: Int) throws -> FusionPoint {
+            func fused(_ text: String, _ vector: [Float]?, _ keyword: [String], _ semantic: [String]) throws -> [String] {
+                try ranking.fuse(query: text, keyword: Array(keyword.prefix(n)), semantic: Array(semantic.prefix(n))) { best in
+                    guard let vector else { return nil }
+                    return try self.semantic(semantic: semanticEngine, vector: vector, movedBy: ranking, toward: best, limit: n)
+                }.map(\.key)
             }
-            let lists = zip(keywordLists, semanticLists).map { fused($0, $1) }
-            let known = zip(knownKeyword, knownSemantic).map { fused($0, $1) }
+            let lists = try queries.indices.map { try fused(queries[$0].text, queryVectors[$0], keywordLists[$0], semanticLists[$0]) }
+            let known = try knownItems.indices.map { try fused(knownItems[$0].text, knownVectors[$0], knownKeyword[$0], knownSemantic[$0]) }
             let (mean, mrr, knownMRR) = scores(lists, knownLists: known)
-            return FusionPoint(k: fusion.k, keywordWeight: fusion.keywordWeight, semanticWeight: fusion.semanticWeight,
-                               depth: n, mean: mean, mrrAt10: mrr, knownItemMRR: knownMRR)
+            return FusionPoint(setting: describe(ranking), depth: n, mean: mean, mrrAt10: mrr, knownItemMRR: knownMRR)
         }
 
         Progress.note("modes: timing each mode, top 10 (query embedding included)")
@@ -115,8 +133,12 @@ struct SearchModeEvaluation: Codable {
                 case .semantic: _ = try semantic.search(query.text, limit: 10)
                 case .hybrid:
                     let words = try keyword(query.plain, fusionDepth)
-                    let meaning = try semantic.search(query.text, limit: fusionDepth)
-                    _ = fusion.fuse(keyword: words, semantic: meaning).prefix(10)
+                    let vector = try semantic.vector(for: query.text)
+                    let meaning = try semantic.search(vector, limit: fusionDepth)
+                    _ = try ranking.fuse(query: query.text, keyword: words, semantic: meaning) { best in
+                        guard let vector else { return nil }
+                        return try self.semantic(semantic: semanticEngine, vector: vector, movedBy: ranking, toward: best, limit: fusionDepth)
+                    }.prefix(10)
                 }
                 samples[mode, default: []].append(Double(Stopwatch.nanoseconds() - started) / 1e9)
             }
@@ -126,7 +148,7 @@ struct SearchModeEvaluation: Codable {
         }
 
         var rows: [Row] = []
-        let chosen = point(fusion, depth: fusionDepth)
+        let chosen = try point(ranking, depth: fusionDepth)
         for mode in modes {
             let latency = LatencySummary(samples: samples[mode] ?? [])
             switch mode {
@@ -145,10 +167,19 @@ struct SearchModeEvaluation: Codable {
         if grid {
             for n in depths {
                 for semanticWeight in [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2] {
-                    points.append(point(ReciprocalRankFusion(k: fusion.k, keywordWeight: 1, semanticWeight: semanticWeight), depth: n))
+                    points.append(try point(.fixed(ReciprocalRankFusion(k: 60, keywordWeight: 1, semanticWeight: semanticWeight)), depth: n))
                 }
-                for k in [10.0, 30, 100] where k != fusion.k {
-                    points.append(point(ReciprocalRankFusion(k: k), depth: n))
+                for k in [10.0, 30, 100] {
+                    points.append(try point(.fixed(ReciprocalRankFusion(k: k)), depth: n))
+                }
+                // The product's ranking by query length, with and without feedback, and other weights for short queries.
+                for shortWeight in [0.1, 0.25, 0.5] {
+                    for feedback in [0, 3] {
+                        var variant = HybridRanking.measured
+                        variant.shortQueries.semanticWeight = shortWeight
+                        variant.feedbackRecords = feedback
+                        points.append(try point(variant, depth: n))
+                    }
                 }
             }
         }
@@ -159,11 +190,30 @@ struct SearchModeEvaluation: Codable {
                                     vectorFolder: semantic.folder)
     }
 
+    /// The semantic list read again from `vector` moved toward the stored vectors of `best`.
+    private static func semantic(semantic: SemanticEngine, vector: [Float], movedBy ranking: HybridRanking,
+                                 toward best: [String], limit: Int) throws -> [String] {
+        try semantic.search(ranking.movedQuery(vector, toward: semantic.vectors(ofKeys: best)), limit: limit)
+    }
+
+    /// A ranking as one would describe it: "k 60, semantic weight 0.1 under 5 words, 1 from 5, feedback 3 at 1".
+    static func describe(_ ranking: HybridRanking) -> String {
+        let short = ranking.shortQueries
+        let long = ranking.descriptiveQueries
+        if short == long, ranking.feedbackRecords == 0 {
+            return "k \(decimal(short.k)), weights \(decimal(short.keywordWeight)) / \(decimal(short.semanticWeight))"
+        }
+        var text = "k \(decimal(long.k)), weights \(decimal(short.keywordWeight)) / \(decimal(short.semanticWeight)) under "
+            + "\(ranking.descriptiveWords) words, \(decimal(long.keywordWeight)) / \(decimal(long.semanticWeight)) from \(ranking.descriptiveWords)"
+        text += ranking.feedbackRecords > 0
+            ? ", feedback from the best \(ranking.feedbackRecords) at \(decimal(ranking.feedbackWeight))" : ", no feedback"
+        return text
+    }
+
     func rendered(depth: Int) -> String {
         let knownColumn = rows.contains { $0.knownItemMRR != nil }
         var lines = [
-            "Search modes (hybrid: reciprocal rank fusion, k \(decimal(fusion.k)), keyword weight "
-                + "\(decimal(fusion.keywordWeight)), semantic weight \(decimal(fusion.semanticWeight)), "
+            "Search modes (hybrid: reciprocal rank fusion, \(fusion.setting), "
                 + "top \(fusion.depth) of each list; latency top 10, query embedding included):",
             "",
             "| mode | MAP | nDCG@10 | MRR@10 | P@10 | recall@\(depth) |" + (knownColumn ? " known items MRR@10 |" : "")
@@ -191,10 +241,10 @@ struct SearchModeEvaluation: Codable {
             : "Vectors: \(semanticDocuments) documents, read from \(vectorFolder).")
         if !grid.isEmpty {
             lines += ["", "Fusion grid (hybrid):", "",
-                      "| k | keyword weight | semantic weight | N | MAP | nDCG@10 | MRR@10 |" + (knownColumn ? " known items MRR@10 |" : ""),
-                      "|---|---|---|---|---|---|---|" + (knownColumn ? "---|" : "")]
+                      "| ranking | N | MAP | nDCG@10 | MRR@10 |" + (knownColumn ? " known items MRR@10 |" : ""),
+                      "|---|---|---|---|---|" + (knownColumn ? "---|" : "")]
             for point in grid {
-                lines.append("| \(decimal(point.k)) | \(decimal(point.keywordWeight)) | \(decimal(point.semanticWeight)) | "
+                lines.append("| \(point.setting) | "
                     + "\(point.depth) | \(Format.fraction(point.mean.averagePrecision)) | \(Format.fraction(point.mean.ndcgAt10)) | "
                     + "\(Format.fraction(point.mrrAt10)) |" + (knownColumn ? " \(point.knownItemMRR.map(Format.fraction) ?? "") |" : ""))
             }

@@ -22,6 +22,7 @@ final class SemanticEngine {
     let seconds: Double
     private let entity: String
     private var keyOfRecord: [RecordID: String] = [:]
+    private var recordOfKey: [String: RecordID] = [:]
 
     /// Loads the model and the collection's vectors from `cache`, embedding `fields` (joined by a line break, as the
     /// embedding indexer joins a record's fields) of every record that is not there yet.
@@ -55,7 +56,10 @@ final class SemanticEngine {
         self.folder = folder
         let vectors = try VectorIndex(path: folder, hnswThreshold: .max)
         self.vectors = vectors
-        for (key, _) in texts { keyOfRecord[RecordID(entity: entity, key: key.databaseValue)] = key }
+        for (key, _) in texts {
+            keyOfRecord[RecordID(entity: entity, key: key.databaseValue)] = key
+            recordOfKey[key] = RecordID(entity: entity, key: key.databaseValue)
+        }
         documents = texts.count
 
         let state = try vectors.state()
@@ -115,6 +119,13 @@ final class SemanticEngine {
     func search(_ vector: [Float]?, limit: Int) throws -> [String] {
         guard let vector else { return [] }
         return try vectors.search(vector, limit: limit).compactMap { keyOfRecord[$0.record] }
+    }
+
+    /// The stored vectors of the documents of `keys`, in their order (those without one left out).
+    func vectors(ofKeys keys: [String]) throws -> [[Float]] {
+        let records = keys.compactMap { recordOfKey[$0] }
+        let stored = try vectors.vectors(of: records)
+        return records.compactMap { stored[$0] }
     }
 
     /// The keys of the `limit` documents nearest the meaning of `text`, best first.
