@@ -68,7 +68,7 @@ struct ServeCommandTests {
         defer { tool.remove() }
         let server = try ServeProcess(tool: tool, arguments: ["--no-watch"])
         defer { server.stop() }
-        let queries = ["search", "database", "editor", "compression", "python", "datbase", "sqlite database", "web server"]
+        let queries = ["search", "database", "editor", "ripgrep", "photo editing", "datbase", "sqlite database", "web server"]
         var expected: [String] = []
         for query in queries {
             let output = try tool.run(["search", query, "--json", "--limit", "5"])
@@ -79,11 +79,12 @@ struct ServeCommandTests {
         let clients = 16
         let answers = Mutex<[(client: Int, query: Int, status: Int, text: String)]>([])
         let failures = Mutex<[String]>([])
+        let http = server.http
         DispatchQueue.concurrentPerform(iterations: clients) { client in
             for step in 0..<queries.count {
                 let index = (client + step) % queries.count
                 do {
-                    let answer = try server.http.get("/search?q=\(Self.percentEncoded(queries[index]))&limit=5")
+                    let answer = try http.get("/search?q=\(Self.percentEncoded(queries[index]))&limit=5")
                     answers.withLock { $0.append((client, index, answer.status, answer.text)) }
                 } catch {
                     failures.withLock { $0.append("client \(client), \(queries[index]): \(error)") }

@@ -1,78 +1,70 @@
-import Foundation
-import NIOCore
+import Dispatch
 import SpotliteSearch
+import Synchronization
 
-/// Searchers of one index, each owned by a thread of its own: searches run at once on as many threads as there are
-/// searchers (each with its own Xapian handles), in the order they were asked, and wait beyond that, never behind
-/// one global lock.
+/// Searchers of one index, each lent to one search at a time: searches run at once, each with its own Xapian
+/// handles, as many as there are searchers, and wait for a free one beyond that, first come first served, never
+/// behind one global lock.
 ///
-/// A search blocks its thread for as long as it takes, so it runs outside Swift's cooperative pool; a thread kept per
-/// searcher hands it over in one step (the request's task waits on one continuation), where borrowing a searcher and
-/// then a thread of Dispatch's pool took two, and each hop is a thread switch on a machine busy with searches.
+/// A keyword search is work for the processor alone (the index's pages and the store's rows are read from the page
+/// cache, and its searcher is its own): it runs on the thread of the task that asked, with no thread switch on the
+/// way, since each switch costs a wake-up on a machine busy with searches. The pool bounds how many run at once.
+/// Work that may wait on others (a query embedded by the model the live embedder also holds) runs on a thread
+/// outside Swift's cooperative pool instead (``withSearcherWaiting(_:)``).
 final class ReaderPool: Sendable {
-    private let work: WorkQueue
+    private struct State {
+        var free: [IndexSearcher]
+        var waiting: [CheckedContinuation<IndexSearcher, Never>] = []
+    }
+
+    private let state: Mutex<State>
     /// How many searchers the pool holds.
     let count: Int
 
-    /// A pool of `count` searchers (at least 1) made by `make`, each on a thread started at once.
     init(count: Int, make: () throws -> IndexSearcher) throws {
         let searchers = try (0..<max(1, count)).map { _ in try make() }
         self.count = searchers.count
-        work = WorkQueue()
-        for (number, searcher) in searchers.enumerated() {
-            let work = self.work
-            let thread = Thread { work.serve(with: searcher) }
-            thread.name = "spotlite.search.\(number + 1)"
-            thread.start()
-        }
+        state = Mutex(State(free: searchers))
     }
 
-    deinit {
-        work.close()
+    /// Runs `body` with a searcher of its own on the calling task's thread: for work that only computes.
+    func withSearcher<T: Sendable>(_ body: (IndexSearcher) throws -> T) async throws -> T {
+        let searcher = await checkOut()
+        defer { checkIn(searcher) }
+        return try body(searcher)
     }
 
-    /// Runs `body` with a searcher of its own, on the searcher's thread.
-    func withSearcher<T: Sendable>(_ body: @escaping @Sendable (IndexSearcher) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            work.submit { searcher in continuation.resume(with: Result { try body(searcher) }) }
-        }
-    }
-
-    /// Searches waiting for a searcher, first come first served.
-    private final class WorkQueue: @unchecked Sendable {
-        // @unchecked: every stored property is read and written under `condition` only.
-        private let condition = NSCondition()
-        private var jobs = CircularBuffer<(IndexSearcher) -> Void>()
-        private var closed = false
-
-        func submit(_ job: @escaping @Sendable (IndexSearcher) -> Void) {
-            condition.lock()
-            jobs.append(job)
-            condition.signal()
-            condition.unlock()
-        }
-
-        /// A searcher's thread: runs jobs until the pool is released.
-        func serve(with searcher: IndexSearcher) {
-            while let job = next() { job(searcher) }
-        }
-
-        private func next() -> ((IndexSearcher) -> Void)? {
-            condition.lock()
-            defer { condition.unlock() }
-            while jobs.isEmpty {
-                if closed { return nil }
-                condition.wait()
+    /// Runs `body` with a searcher of its own on a thread outside Swift's cooperative pool: for work that may wait
+    /// on a lock held by others.
+    func withSearcherWaiting<T: Sendable>(_ body: @escaping @Sendable (IndexSearcher) throws -> T) async throws -> T {
+        let searcher = await checkOut()
+        defer { checkIn(searcher) }
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try body(searcher) })
             }
-            return jobs.removeFirst()
         }
+    }
 
-        /// Ends the threads once the jobs already submitted have run.
-        func close() {
-            condition.lock()
-            closed = true
-            condition.broadcast()
-            condition.unlock()
+    private func checkOut() async -> IndexSearcher {
+        // A free searcher is taken at once: waiting on a continuation, even one resumed at once, reschedules the task.
+        if let searcher = state.withLock({ $0.free.popLast() }) { return searcher }
+        return await withCheckedContinuation { continuation in
+            let searcher: IndexSearcher? = state.withLock { state in
+                if let searcher = state.free.popLast() { return searcher }
+                state.waiting.append(continuation)
+                return nil
+            }
+            if let searcher { continuation.resume(returning: searcher) }
         }
+    }
+
+    private func checkIn(_ searcher: IndexSearcher) {
+        let waiter: CheckedContinuation<IndexSearcher, Never>? = state.withLock { state in
+            if !state.waiting.isEmpty { return state.waiting.removeFirst() }
+            state.free.append(searcher)
+            return nil
+        }
+        waiter?.resume(returning: searcher)
     }
 }
