@@ -133,9 +133,11 @@ let package = Package(
                 "Spotlite",
                 "SpotliteEmbeddings",
                 "SpotliteHybrid",
+                "SpotliteServer",
                 "SpotliteTooling",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Crash, concurrency, bad-input, correctness, remote-shard and resource suites (`make stress`; quick versions run in `make test`).

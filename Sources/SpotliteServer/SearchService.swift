@@ -20,6 +20,8 @@ final class SearchService: Sendable {
     private let records: RecordReader
     /// The model and vectors of `[embeddings]`; nil without them (keyword mode only).
     let semantic: SemanticIndex?
+    /// Whether shards of the index are on other machines (`tcp://`): searches then wait for the network.
+    let searchesRemoteShards: Bool
 
     /// The modes this server answers in, the configuration's first: semantic and hybrid only with embeddings.
     var modes: [String] { semantic == nil ? [SearchMode.keyword.rawValue]
@@ -38,6 +40,9 @@ final class SearchService: Sendable {
             try IndexSearcher(configuration: configuration, store: store, allowsPartialResults: true)
         }
         records = RecordReader(configuration: configuration, store: store)
+        searchesRemoteShards = configuration.shards.locations?.contains {
+            if case .remote = $0 { return true } else { return false }
+        } ?? false
         semantic = configuration.embeddings == nil || configuration.embeddedFields.isEmpty
             ? nil : try SemanticIndex(configuration: configuration)
     }
@@ -72,18 +77,35 @@ final class SearchService: Sendable {
         let request = try parameters.request()
         let mode = try mode(of: parameters)
         let pool = parameters.allowPartial ? partialReaders : readers
-        let (bytes, seconds) = try await pool.withSearcher { searcher in
+        let answer: @Sendable (IndexSearcher) throws -> ([UInt8], Double) = { searcher in
             let results = try self.results(of: request, mode: mode, on: searcher)
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(4096)
+            bytes.reserveCapacity(8192)
             results.appendJSON(to: &bytes)
             bytes.append(UInt8(ascii: "\n"))
             return (bytes, results.seconds)
         }
+        // A semantic or hybrid search embeds its query with the model the live embedder also uses, under its lock;
+        // a search of shards on other machines waits for the network.
+        let (bytes, seconds) = try await onSearcher(of: pool, waits: mode != .keyword, answer)
         return Response(status: .ok,
                         headers: [.contentType: "application/json",
-                                  .init("Server-Timing")!: "search;dur=\(String(format: "%.3f", seconds * 1000))"],
+                                  .init("Server-Timing")!: Self.serverTimingValue(seconds: seconds)],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// `search;dur=MS`, in milliseconds with three decimals, without Foundation's formatter (a cost on every answer).
+    static func serverTimingValue(seconds: Double) -> String {
+        let microseconds = max(0, Int((seconds * 1_000_000).rounded()))
+        let fraction = String(1000 + microseconds % 1000).dropFirst()
+        return "search;dur=\(microseconds / 1000).\(fraction)"
+    }
+
+    /// `body` with a searcher of `pool`: on the task's own thread when it only computes, on a thread outside the
+    /// cooperative pool when it `waits` (or when shards on other machines make every search wait for the network).
+    private func onSearcher<T: Sendable>(of pool: ReaderPool, waits: Bool = false,
+                                         _ body: @escaping @Sendable (IndexSearcher) throws -> T) async throws -> T {
+        waits || searchesRemoteShards ? try await pool.withSearcherWaiting(body) : try await pool.withSearcher(body)
     }
 
     /// `/records/{entity}/{key}`.
@@ -107,7 +129,7 @@ final class SearchService: Sendable {
     /// `/health`: 200 when the index can be searched, 503 with the reason otherwise.
     func health() async -> Response {
         do {
-            _ = try await readers.withSearcher { try $0.documentCount() }
+            _ = try await onSearcher(of: readers) { try $0.documentCount() }
             return Self.json(JSONDocument.line(["status": "ok"]))
         } catch {
             let reason = (error as? SearchError)?.commandLineDescription ?? "\(error)"
@@ -117,7 +139,7 @@ final class SearchService: Sendable {
 
     /// `/metrics`.
     func metricsText() async -> Response {
-        let documents = try? await readers.withSearcher { try $0.documentCount() }
+        let documents = try? await onSearcher(of: readers) { try $0.documentCount() }
         let text = metrics.text(documents: documents, token: events.lastToken)
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: text)))

@@ -14,7 +14,7 @@ struct SpotliteBench: AsyncParsableCommand {
         --scale adds a run over 1,000,000 derived records (about thirteen minutes more). \
         `spotlite-bench run --help` lists the options.
         """,
-        subcommands: [SuiteCommand.self, RelevanceCommand.self, EmbeddingsCommand.self, DebtagsTopicsCommand.self, ReplicaFreshnessCommand.self, ChildRebuild.self, ChildUpdate.self, ChildWriter.self, ChildRawBuild.self],
+        subcommands: [SuiteCommand.self, RelevanceCommand.self, EmbeddingsCommand.self, DebtagsTopicsCommand.self, ReplicaFreshnessCommand.self, ChildRebuild.self, ChildUpdate.self, ChildWriter.self, ChildRawBuild.self, ChildServe.self],
         defaultSubcommand: SuiteCommand.self
     )
 

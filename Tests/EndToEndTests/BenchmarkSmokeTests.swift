@@ -18,13 +18,13 @@ struct BenchmarkSmokeTests {
         let result = try BenchExecutable.run([
             "--corpus", corpus, "--config", BenchExecutable.configurationPath, "--json-output", json,
             "--work-directory", directory.path("work"), "--runs", "1", "--slow-runs", "1", "--queries", "20",
-            "--known-items", "12", "--freshness-writes", "6", "--freshness-interval-ms", "5",
+            "--known-items", "12", "--freshness-writes", "6", "--freshness-interval-ms", "5", "--serve-probes", "4",
             "--single-row-transactions", "10", "--batch-rows", "40", "--scale", "--scale-records", "400",
             "--large-transaction-rows", "300",
         ])
         #expect(result.status == 0, "stderr: \(result.standardError)")
         for figure in ["1 capture", "2 rebuild", "3 incremental", "4 freshness", "5 query", "6 size", "7 memory",
-                       "7 scale", "8 relevance", "3 large update", "3 large transaction", "11 cli"] {
+                       "7 scale", "8 relevance", "3 large update", "3 large transaction", "11 cli", "12 serve"] {
             #expect(result.standardOutput.contains("| \(figure)"), "the table lacks figure \(figure)")
         }
         #expect(result.standardOutput.contains("150 records"))
@@ -46,6 +46,15 @@ struct BenchmarkSmokeTests {
         #expect(cli["queries"] as? Int == 20)
         #expect((cli["jsonMeanPerQuery"] as? Double ?? 0) > 0)
         #expect((cli["jsonToHuman"] as? Double ?? 0) > 0)
+
+        let serve = try #require(report["serve"] as? [String: Any], "the server's overhead and freshness are measured")
+        #expect(serve["queries"] as? Int == 20)
+        for side in ["library", "server", "serverSearch"] {
+            #expect((serve[side] as? [String: Any])?["count"] as? Int == 20, "no \(side) latency for every query")
+        }
+        #expect((serve["ratioP50"] as? Double ?? 0) > 0)
+        let served = try #require(serve["freshness"] as? [String: Any])
+        #expect(served["found"] as? Int == 4, "every probe committed while serving must be found through GET /search")
 
         let incremental = try #require(report["incremental"] as? [String: Any])
         #expect((incremental["singleRows"] as? [String: Any])?["changes"] as? Int == 10)

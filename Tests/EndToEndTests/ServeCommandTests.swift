@@ -1,5 +1,6 @@
 import Foundation
 import SpotliteTestSupport
+import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -59,6 +60,44 @@ struct ServeCommandTests {
         let marked = try server.http.get("/search?q=search&highlight=true").json()
         let snippets = (marked["hits"] as? [[String: Any]] ?? []).compactMap { $0["snippet"] as? String }
         #expect(snippets.contains { $0.contains("<mark>") })
+    }
+
+    @Test("many clients at once: every search answers with the command's bytes, none is lost or mixed up")
+    func concurrentSearches() throws {
+        let tool = try Self.indexedTool()
+        defer { tool.remove() }
+        let server = try ServeProcess(tool: tool, arguments: ["--no-watch"])
+        defer { server.stop() }
+        let queries = ["search", "database", "editor", "ripgrep", "photo editing", "datbase", "sqlite database", "web server"]
+        var expected: [String] = []
+        for query in queries {
+            let output = try tool.run(["search", query, "--json", "--limit", "5"])
+            #expect(output.status == 0, "\(query): \(output.stderr)")
+            expected.append(output.stdout)
+        }
+        // More clients than the server has searchers, each asking every query, in an order of its own.
+        let clients = 16
+        let answers = Mutex<[(client: Int, query: Int, status: Int, text: String)]>([])
+        let failures = Mutex<[String]>([])
+        let http = server.http
+        DispatchQueue.concurrentPerform(iterations: clients) { client in
+            for step in 0..<queries.count {
+                let index = (client + step) % queries.count
+                do {
+                    let answer = try http.get("/search?q=\(Self.percentEncoded(queries[index]))&limit=5")
+                    answers.withLock { $0.append((client, index, answer.status, answer.text)) }
+                } catch {
+                    failures.withLock { $0.append("client \(client), \(queries[index]): \(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        let received = answers.withLock { $0 }
+        #expect(received.count == clients * queries.count)
+        for answer in received {
+            #expect(answer.status == 200 && answer.text == expected[answer.query],
+                    "client \(answer.client) asked \(queries[answer.query].debugDescription)")
+        }
     }
 
     @Test("/records, /status, /health, /metrics, /openapi.json and the page")

@@ -170,7 +170,7 @@ struct SearchTools: Sendable {
         }
         let request = SearchRequest(query, entities: entity.map { [$0] } ?? [], filters: filters, limit: limit)
         let semantic = self.semantic
-        let (json, text) = try await readers.withSearcher { searcher in
+        let (json, text) = try await readers.withSearcherWaiting { searcher in
             let results = try HybridSearcher(keyword: searcher, semantic: semantic).search(request, mode: mode)
             var bytes: [UInt8] = []
             results.appendJSON(to: &bytes)

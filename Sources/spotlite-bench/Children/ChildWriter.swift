@@ -22,6 +22,7 @@ struct ChildWriter: ParsableCommand {
     @Option(help: "How many probes to write.") var count: Int
     @Option(help: "Milliseconds between two writes.") var intervalMs: Int
     @Option(help: "Makes probe keys and words unique to one run.") var tag: String
+    @Option(help: "Probe texts, one a line, line N for probe N (default: `freshness probe WORD`).") var textFile: String?
 
     /// The key of probe `index`.
     static func key(tag: String, index: Int) -> String { "freshprobe-\(tag)-\(index)" }
@@ -37,11 +38,17 @@ struct ChildWriter: ParsableCommand {
         guard let description = configuration.entity(named: entity) else {
             throw BenchError("the configuration has no entity \(entity)")
         }
+        let texts = try textFile.map { path in
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+        if let texts, texts.count < count {
+            throw BenchError("--text-file has \(texts.count) lines for \(count) probes")
+        }
         let spotliteStore = try SpotliteStore(path: store, model: configuration.storeModel)
         let insert = "INSERT INTO \(entity.quotedDatabaseIdentifier) (\(description.key.quotedDatabaseIdentifier), \(field.quotedDatabaseIdentifier)) VALUES (?, ?)"
         for index in 0..<count {
             let key = Self.key(tag: tag, index: index)
-            let text = "freshness probe \(Self.word(tag: tag, index: index))"
+            let text = texts?[index] ?? "freshness probe \(Self.word(tag: tag, index: index))"
             try spotliteStore.write(author: "app", context: "freshness") { db in
                 try db.execute(sql: insert, arguments: [key, text])
             }

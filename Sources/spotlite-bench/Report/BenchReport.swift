@@ -24,6 +24,7 @@ struct BenchReport: Codable, Sendable {
     var memory: MemoryFigure.Result?
     var incremental: IncrementalUpdateFigure.Result?
     var freshness: FreshnessFigure.Result?
+    var serve: ServeFigure.Result?
     var largeUpdate: LargeUpdateFigure.Result?
     var largeTransaction: LargeTransactionFigure.Result?
     var scale: ScaleFigure.Result?

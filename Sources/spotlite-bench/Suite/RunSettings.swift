@@ -18,4 +18,8 @@ struct RunSettings: Codable, Sendable {
     var scaleRecords: Int
     /// The layouts of the remote figure: how many loopback shard servers each has.
     var remoteShardCounts: [Int]
+    /// Probes of the serve figure's freshness measurement.
+    var serveProbes: Int
+    /// Whether the serve figure also measures freshness with embeddings (vectors of every record built first).
+    var serveSemantic: Bool
 }

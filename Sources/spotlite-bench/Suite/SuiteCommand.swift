@@ -30,6 +30,10 @@ struct SuiteCommand: AsyncParsableCommand {
     var freshnessWrites = 500
     @Option(help: "Milliseconds between two writes of the freshness figure.")
     var freshnessIntervalMs = 20
+    @Option(help: "Probe records of the serve figure, each searched through the server until found.")
+    var serveProbes = 100
+    @Flag(help: "Serve figure: also measure a commit searchable by meaning (needs [embeddings]; embeds every record first).")
+    var serveSemantic = false
     @Option(help: "Single-row transactions of the incremental figure.")
     var singleRowTransactions = 1000
     @Option(help: "Rows of the batch transaction of the incremental figure.")
@@ -53,6 +57,7 @@ struct SuiteCommand: AsyncParsableCommand {
         for (name, value, minimum) in [("--runs", runs, 1), ("--slow-runs", slowRuns, 1), ("--queries", queries, 1),
                                        ("--known-items", knownItems, 1), ("--freshness-writes", freshnessWrites, 1),
                                        ("--freshness-interval-ms", freshnessIntervalMs, 0),
+                                       ("--serve-probes", serveProbes, 1),
                                        ("--single-row-transactions", singleRowTransactions, 1),
                                        ("--batch-rows", batchRows, 1), ("--lever-records", leverRecords, 1),
                                        ("--scale-records", scaleRecords, 1),
@@ -117,7 +122,8 @@ struct SuiteCommand: AsyncParsableCommand {
             runs: runs, slowRuns: slowRuns, queries: queries, knownItems: knownItems, freshnessWrites: freshnessWrites,
             freshnessIntervalMilliseconds: freshnessIntervalMs, singleRowTransactions: singleRowTransactions,
             batchRows: batchRows, leverRecords: leverRecords, scale: scale, largeTransactionRows: largeTransactionRows,
-            scaleRecords: scaleRecords, remoteShardCounts: try remoteShardCounts())
+            scaleRecords: scaleRecords, remoteShardCounts: try remoteShardCounts(), serveProbes: serveProbes,
+            serveSemantic: serveSemantic)
         let corpusPath = SpotliteConfiguration.resolvePath(corpus, against: currentDirectory)
         Progress.note("reading \(corpusPath)")
         let prepared = try Corpus.prepare(source: corpusPath, limit: limit, key: entity.key,
@@ -167,6 +173,10 @@ struct SuiteCommand: AsyncParsableCommand {
             case .memory:
                 let result = try MemoryFigure.run(context, rebuild: report.rebuild)
                 report.memory = result
+                rows = result.rows
+            case .serve:
+                let result = try await ServeFigure.run(context)
+                report.serve = result
                 rows = result.rows
             case .incremental:
                 let result = try await IncrementalUpdateFigure.run(context)
