@@ -214,8 +214,8 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
     if (words.size() < 2 || options.offset >= proximity->depth) {
         // Past the re-ranked matches the order is the query's own: no positions to read.
         result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least, nullptr, deadline.get());
-        // Over remote shards the documents are asked for together, one exchange per shard rather than a round trip
-        // each (Xapian 1.4's MSet::fetch is safe from the first item only).
+        // A hint to ask for the page's documents together over remote shards (Xapian 1.4's MSet::fetch is safe from
+        // the first item only; 1.4.22 was seen still asking for them one at a time).
         if (has_remote && options.offset == 0) result->mset.fetch(result->mset.begin(), result->mset.end());
         for (Xapian::MSetIterator hit = result->mset.begin(); hit != result->mset.end(); ++hit) {
             result->hits.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});
@@ -230,7 +230,7 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
         std::vector<cx_hit> order;
         bool reranked = false;
         if (has_remote) {
-            // The candidates' documents (their id terms) and the page's, together.
+            // The candidates' documents (their id terms) and the page's: a hint to ask for them together.
             result->mset.fetch(result->mset.begin(), result->mset.end());
             if (proximity->has_id_slot) {
                 cx::ServerProximityReranker reranker(db, words, *proximity, params);
@@ -245,8 +245,8 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
         }
         for (size_t index = options.offset; index < order.size() && index < end; ++index) {
             result->hits.push_back(order[index]);
-            // Every hit of the page is in the match set (fetched: at least `end` matches), whose documents were
-            // asked for together over remote shards.
+            // Every hit of the page is in the match set (fetched: at least `end` matches), which reads a document
+            // without Database::get_document's existence check.
             Xapian::doccount place = 0;
             while (place < result->mset.size() && *result->mset[place] != order[index].docid) ++place;
             result->data.push_back(place < result->mset.size() ? result->mset[place].get_document().get_data()
