@@ -131,6 +131,9 @@ demo: release demo-data
 CORPUS ?= ../shared/corpus
 BENCH_CORPUS ?= $(CORPUS)/debian-packages.jsonl.xz
 BENCH_ARGS ?=
+# Figure 10 (remote shards) at full size, bounded to one layout: 3 loopback servers (each layout rebuilds the corpus
+# twice; BENCH_REMOTE_SHARDS=1,2,3,6 measures them all, for many more minutes).
+BENCH_REMOTE_SHARDS ?= 3
 # Then the relevance runs: the Cranfield collection (CRANFIELD: docs.jsonl, queries.tsv, qrels.txt) and the Debtags
 # topics over the Debian catalogue (the vocabulary file of the debtags package: the installed one, else taken out of
 # the downloaded package without installing it, whose set-up step refreshes tag data for many minutes).
@@ -142,7 +145,8 @@ DEBTAGS_VOCABULARY ?= $(if $(wildcard /usr/share/debtags/vocabulary),/usr/share/
 bench: deps
 	$(SWIFT) build -c release --product spotlite-bench
 	$(SWIFT) build -c release --product spotlite
-	.build/release/spotlite-bench --corpus $(BENCH_CORPUS) --json-output Index/bench-results.json $(BENCH_ARGS)
+	.build/release/spotlite-bench --corpus $(BENCH_CORPUS) --json-output Index/bench-results.json \
+	  --remote-shards $(BENCH_REMOTE_SHARDS) $(BENCH_ARGS)
 	.build/release/spotlite-bench relevance --docs $(CRANFIELD)/docs.jsonl --queries $(CRANFIELD)/queries.tsv \
 	  --qrels $(CRANFIELD)/qrels.txt --config config/examples/cranfield.toml --name Cranfield --ablation \
 	  --mode $(BENCH_MODES) --json-output Index/relevance-cranfield.json

@@ -66,6 +66,31 @@ bool near(const std::vector<Xapian::termpos> &left, const std::vector<Xapian::te
 
 namespace cx {
 
+std::vector<cx_hit> base_order(const Xapian::MSet &base) {
+    std::vector<cx_hit> order;
+    order.reserve(base.size());
+    for (Xapian::MSetIterator hit = base.begin(); hit != base.end(); ++hit) {
+        order.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});
+    }
+    return order;
+}
+
+size_t candidate_count(const std::vector<cx_hit> &order, uint32_t depth) {
+    size_t count = std::min<size_t>(depth, order.size());
+    auto tied = [](double left, double right) { return std::fabs(left - right) <= 1e-9 * std::max(1.0, std::fabs(left)); };
+    if (count < order.size()) {
+        while (count > 0 && tied(order[count - 1].weight, order[count].weight)) --count;
+    }
+    return count;
+}
+
+void sort_candidates(std::vector<cx_hit> &order, size_t count) {
+    std::sort(order.begin(), order.begin() + std::ptrdiff_t(count), [](const cx_hit &left, const cx_hit &right) {
+        return left.weight != right.weight ? left.weight > right.weight : left.rank < right.rank;
+    });
+    for (size_t index = 0; index < count; ++index) order[index].rank = Xapian::doccount(index);
+}
+
 // The order of a proximity-boosted search (see cx_proximity_options): the best `depth` matches of `base` get the
 // boost of each pair of consecutive query words found within the window: the pair's share of the weight times the
 // two words' BM25 weights in the document (what the pair's OP_NEAR subquery would add), and are sorted by that
@@ -89,18 +114,8 @@ namespace cx {
 // where a pair is near has its term list read for the wdfs (a round trip, about the document's length in messages).
 // Every candidate read is weighed exactly, so the page is the same as the local reading's, bit for bit.
 std::vector<cx_hit> ProximityReranker::rerank(const Xapian::MSet &base, size_t end) {
-    std::vector<cx_hit> order;
-    order.reserve(base.size());
-    for (Xapian::MSetIterator hit = base.begin(); hit != base.end(); ++hit) {
-        order.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});
-    }
-    size_t depth = std::min<size_t>(options_.depth, order.size());
-    // Matches tied with the first one left out stay out too: among equal weights the order is by document id, which
-    // differs between a sharded index and one database, and the candidates must not.
-    auto tied = [](double left, double right) { return std::fabs(left - right) <= 1e-9 * std::max(1.0, std::fabs(left)); };
-    if (depth < order.size()) {
-        while (depth > 0 && tied(order[depth - 1].weight, order[depth].weight)) --depth;
-    }
+    std::vector<cx_hit> order = base_order(base);
+    size_t depth = candidate_count(order, options_.depth);
     if (depth == 0 || words_.size() < 2 || end == 0) return order;
 
     TermWeigher weigher(db_, params_);
@@ -261,11 +276,7 @@ std::vector<cx_hit> ProximityReranker::rerank(const Xapian::MSet &base, size_t e
             reweigh(candidate.index, &wdfs[candidate.index * words_.size()], false);
         }
     }
-    // Equal weights keep the query's order (its rank), as Xapian orders them.
-    std::sort(order.begin(), order.begin() + std::ptrdiff_t(depth), [](const cx_hit &left, const cx_hit &right) {
-        return left.weight != right.weight ? left.weight > right.weight : left.rank < right.rank;
-    });
-    for (size_t index = 0; index < depth; ++index) order[index].rank = Xapian::doccount(index);
+    sort_candidates(order, depth);
     return order;
 }
 

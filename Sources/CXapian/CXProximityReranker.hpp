@@ -11,6 +11,18 @@
 
 namespace cx {
 
+/// The hits of `base` in its order, as the re-rankers start from them.
+std::vector<cx_hit> base_order(const Xapian::MSet &base);
+
+/// How many of the best of `order` a boost of depth `depth` re-ranks: at most `depth`, fewer when the last of them is
+/// tied with the first one left out (among equal weights the order is by document id, which differs between a
+/// sharded index and one database, and the candidates must not).
+size_t candidate_count(const std::vector<cx_hit> &order, uint32_t depth);
+
+/// Puts the first `count` of `order` in the order of their weights (equal weights keep the query's order, as Xapian
+/// orders them) and numbers their ranks again.
+void sort_candidates(std::vector<cx_hit> &order, size_t count);
+
 /// The proximity boost as a ranking component: re-ranks the best matches of a relevance-ordered match set by how
 /// near the query's consecutive words lie in each document (see cx_proximity_options), reading positions only where
 /// they can change the page asked for. Used once per search, on the thread running it.

@@ -1,5 +1,6 @@
 #include "CXInternal.hpp"
 #include "CXProximityReranker.hpp"
+#include "CXServerProximityReranker.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -213,6 +214,9 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
     if (words.size() < 2 || options.offset >= proximity->depth) {
         // Past the re-ranked matches the order is the query's own: no positions to read.
         result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least, nullptr, deadline.get());
+        // A hint to ask for the page's documents together over remote shards (Xapian 1.4's MSet::fetch is safe from
+        // the first item only; 1.4.22 was seen still asking for them one at a time).
+        if (has_remote && options.offset == 0) result->mset.fetch(result->mset.begin(), result->mset.end());
         for (Xapian::MSetIterator hit = result->mset.begin(); hit != result->mset.end(); ++hit) {
             result->hits.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});
             result->data.push_back(hit.get_document().get_data());
@@ -223,12 +227,30 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
         uint32_t fetched = std::max(end, proximity->depth == UINT32_MAX ? UINT32_MAX : proximity->depth + 1);
         result->mset = enquire.get_mset(0, fetched, options.check_at_least, nullptr, deadline.get());
         cx_bm25_params params = options.bm25 != nullptr ? *options.bm25 : cx_bm25_default_params();
-        cx::ProximityReranker reranker(db, words, *proximity, params, has_remote);
-        std::vector<cx_hit> order = reranker.rerank(result->mset, end);
-        result->reweighed += reranker.reweighed();
+        std::vector<cx_hit> order;
+        bool reranked = false;
+        if (has_remote) {
+            // The candidates' documents (their id terms) and the page's: a hint to ask for them together.
+            result->mset.fetch(result->mset.begin(), result->mset.end());
+            if (proximity->has_id_slot) {
+                cx::ServerProximityReranker reranker(db, words, *proximity, params);
+                reranked = reranker.rerank(result->mset, end, order);
+                result->reweighed += reranker.reweighed();
+            }
+        }
+        if (!reranked) {
+            cx::ProximityReranker reranker(db, words, *proximity, params, has_remote);
+            order = reranker.rerank(result->mset, end);
+            result->reweighed += reranker.reweighed();
+        }
         for (size_t index = options.offset; index < order.size() && index < end; ++index) {
             result->hits.push_back(order[index]);
-            result->data.push_back(db.get_document(order[index].docid).get_data());
+            // Every hit of the page is in the match set (fetched: at least `end` matches), which reads a document
+            // without Database::get_document's existence check.
+            Xapian::doccount place = 0;
+            while (place < result->mset.size() && *result->mset[place] != order[index].docid) ++place;
+            result->data.push_back(place < result->mset.size() ? result->mset[place].get_document().get_data()
+                                                               : db.get_document(order[index].docid).get_data());
         }
     }
     if (options.explain) explain_hits(db, enquire, weighting(options.bm25), *result);

@@ -150,6 +150,37 @@ struct IndexerRebuildTests {
         #expect(try sandbox.keys("nano") == ["nano"])
     }
 
+    @Test("an index of format 9 (documents without their id term in a value) → rebuild, and every document then holds it")
+    func formatNineRebuildsWithIdValues() async throws {
+        let sandbox = try IndexerSandbox(top: "shards = 2")
+        try sandbox.write(SamplePackage.catalogue)
+        try await sandbox.makeIndexer().update()
+        for shard in try #require(try sandbox.liveLayout).shardPaths {
+            let writer = try XapianWritableDatabase(path: shard, action: .open)
+            try writer.setMetadata("9", forKey: IndexMetadata.formatKey)
+            try writer.commit()
+            try writer.close()
+        }
+        let foretold = try await sandbox.makeIndexer().status().rebuildReason
+        let summary = try await sandbox.makeIndexer().update()
+        #expect(summary.rebuilt)
+        #expect(foretold == summary.reason, "index status says what the update then does")
+        #expect(summary.reason?.contains("index format 9, this version writes \(IndexMetadata.format)") == true,
+                "reason: \(summary.reason ?? "")")
+        var documents = 0
+        for shard in try #require(try sandbox.liveLayout).shardPaths {
+            let database = try XapianDatabase(path: shard)
+            #expect(try database.metadata(forKey: IndexMetadata.formatKey) == IndexMetadata.format)
+            for package in SamplePackage.catalogue {
+                let term = DocumentIdentity.term(entity: "Package", keyText: package.name)
+                guard let document = try database.document(uniqueTerm: term) else { continue }
+                documents += 1
+                #expect(try document.value(slot: DocumentBuilder.idSlot) == Array(term.utf8), "\(package.name)")
+            }
+        }
+        #expect(documents == SamplePackage.catalogue.count, "each document found by its id term in one shard")
+    }
+
     @Test("values of number and date fields the index cannot read are counted and named by updates and rebuilds")
     func unreadableValues() async throws {
         let sandbox = try IndexerSandbox()

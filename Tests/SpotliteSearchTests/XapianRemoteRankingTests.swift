@@ -39,28 +39,99 @@ struct XapianRemoteRankingTests {
         XapianRemote(host: "127.0.0.1", port: server.port, timeout: timeout, connectTimeout: timeout)
     }
 
-    /// Writes `texts`, in order (so with the same document ids wherever written), to `writer`.
-    private func fill(_ writer: XapianWritableDatabase, _ texts: [String] = corpora[0]) throws {
+    /// The value slot where the documents of `fill(_:_:ids:)` hold their id terms when asked to.
+    private static let idSlot: UInt32 = 7
+
+    /// Writes `texts`, in order (so with the same document ids wherever written), to `writer`; the documents of
+    /// `shard` of `shards` only (document `i` belongs to shard `i` mod `shards`), each with its id term in
+    /// ``idSlot`` when `ids`.
+    private func fill(_ writer: XapianWritableDatabase, _ texts: [String] = corpora[0], ids: Bool = false,
+                      shard: Int = 0, of shards: Int = 1) throws {
         let generator = try XapianTermGenerator()
-        for (id, text) in texts.enumerated() {
+        for (id, text) in texts.enumerated() where id % shards == shard {
             let document = try XapianDocument()
             try generator.startDocument(document)
             try generator.indexText(text)
             try document.setData("d\(id)")
+            if ids { try document.setValue(slot: Self.idSlot, string: "Qd\(id)") }
             _ = try writer.replaceDocument(uniqueTerm: "Qd\(id)", document: document)
         }
         try writer.commit()
     }
 
-    /// A page of `text` boosted by proximity (window 4, depth 100): each hit's data and weight.
-    private func page(_ db: XapianDatabase, _ text: String, weight: Double, offset: Int, limit: Int) throws -> [(String, Double)] {
+    /// A page of `text` boosted by proximity (window 4, depth 100): each hit's data and weight. With `idSlot`, the
+    /// boost is worked out by remote servers from the candidates' id terms in that slot.
+    private func page(_ db: XapianDatabase, _ text: String, weight: Double, offset: Int, limit: Int,
+                      idSlot: UInt32? = nil) throws -> [(String, Double)] {
+        try search(db, text, weight: weight, offset: offset, limit: limit, idSlot: idSlot).hits
+            .map { (String(decoding: $0.data, as: UTF8.self), $0.weight) }
+    }
+
+    private func search(_ db: XapianDatabase, _ text: String, weight: Double, offset: Int, limit: Int,
+                        idSlot: UInt32? = nil) throws -> XapianSearchResults {
         let parser = try XapianQueryParser()
         let query = try parser.parse(text)
         try parser.setStemmingStrategy(.none)
         let words = try parser.parse(text)
-        let results = try db.search(query, offset: offset, limit: limit,
-                                    proximity: XapianProximity(words: words, window: 4, weight: weight, depth: 100))
-        return results.hits.map { (String(decoding: $0.data, as: UTF8.self), $0.weight) }
+        return try db.search(query, offset: offset, limit: limit,
+                             proximity: XapianProximity(words: words, window: 4, weight: weight, depth: 100, idSlot: idSlot))
+    }
+
+    /// The same hits in the same order, weights equal within rounding (the servers add the same terms up in
+    /// another order).
+    private func expectSame(_ got: [(String, Double)], _ expected: [(String, Double)], _ context: String) {
+        #expect(!expected.isEmpty, "\(context)")
+        #expect(got.map(\.0) == expected.map(\.0), "\(context)")
+        #expect(got.count == expected.count && zip(got, expected).allSatisfy { abs($0.1 - $1.1) <= 1e-12 * max(1, abs($1.1)) },
+                "\(context): \(got.map(\.1)) against \(expected.map(\.1))")
+    }
+
+    @Test(arguments: [0, 1])
+    func theBoostWorkedOutByThreeServersGivesEveryPageOfTheLocalShards(corpus: Int) throws {
+        let directory = try XapianTestDirectory()
+        let servers = try (0..<3).map {
+            try XapianTcpServer(databasePath: directory.database("served\($0)"), lifetime: .seconds(120))
+        }
+        defer { servers.forEach { $0.stop() } }
+        for (shard, server) in servers.enumerated() {
+            try fill(XapianWritableDatabase(remote: remote(server)), Self.corpora[corpus], ids: true, shard: shard, of: 3)
+            try fill(XapianWritableDatabase(path: directory.database("local\(shard)")), Self.corpora[corpus], ids: true,
+                     shard: shard, of: 3)
+        }
+        let served = try XapianDatabase(remote: remote(servers[0]))
+        for server in servers.dropFirst() { try served.addDatabase(remote: remote(server)) }
+        let local = try XapianDatabase(paths: (0..<3).map { directory.database("local\($0)") })
+        let queries = corpus == 0 ? ["heat transfer", "wall layer pressure", "shock wave cone drag"]
+                                  : ["heat transfer", "flow wall layer", "transfer heat pressure flow"]
+        for text in queries {
+            for weight in [0.25, 1] {
+                for (offset, limit) in [(0, 10), (0, 1), (3, 7), (20, 10), (90, 20), (99, 1), (120, 10), (0, 400)] {
+                    let context = "\(text) weight \(weight) page \(offset)+\(limit)"
+                    // The local shards read positions; the servers match the candidates by their id terms.
+                    let expected = try page(local, text, weight: weight, offset: offset, limit: limit, idSlot: Self.idSlot)
+                    let got = try search(served, text, weight: weight, offset: offset, limit: limit, idSlot: Self.idSlot)
+                    expectSame(got.hits.map { (String(decoding: $0.data, as: UTF8.self), $0.weight) }, expected, context)
+                    // (The second corpus ties so many matches that the depth may shrink to none.)
+                    if corpus == 0 && offset < 100 { #expect(got.reweighedDocuments > 0, "\(context): the candidates are weighed again") }
+                }
+            }
+        }
+    }
+
+    @Test func documentsWithoutTheirIdTermAreReRankedByReadingPositionsWithTheSamePages() throws {
+        let directory = try XapianTestDirectory()
+        let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))
+        defer { server.stop() }
+        try fill(XapianWritableDatabase(remote: remote(server)))
+        try fill(XapianWritableDatabase(path: directory.database("local")))
+        let served = try XapianDatabase(remote: remote(server)), local = try XapianDatabase(path: directory.database("local"))
+        for text in ["heat transfer", "wall layer pressure"] {
+            for (offset, limit) in [(0, 10), (20, 10)] {
+                let expected = try page(local, text, weight: 1, offset: offset, limit: limit)
+                let got = try page(served, text, weight: 1, offset: offset, limit: limit, idSlot: Self.idSlot)
+                #expect(got.map(\.0) == expected.map(\.0) && got.map(\.1) == expected.map(\.1), "\(text) \(offset)+\(limit)")
+            }
+        }
     }
 
     @Test(arguments: [0, 1])

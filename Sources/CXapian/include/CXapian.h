@@ -734,6 +734,13 @@ typedef struct cx_proximity_options {
     uint32_t window;               /**< Positions a pair may span (at least 2). */
     double weight;                 /**< Boost of a document where every pair is near (finite, above 0). */
     uint32_t depth;                /**< How many of the best matches are re-ranked (at least 1). */
+    /** Every document holds its unique id term in value slot `id_slot`. Over remote databases the boost is then
+     *  worked out by the servers: one more match, restricted to the candidates by those terms (each pair an
+     *  OP_NEAR scaled by its share, BM25 with k2 = k3 = 0), instead of each candidate's positions read from here a
+     *  round trip at a time; the page is the same, weights within rounding. A candidate without the value falls
+     *  back to reading positions. Ignored over local databases, where reading positions costs less. */
+    bool has_id_slot;
+    uint32_t id_slot;
 } cx_proximity_options;
 
 /** What to search and how. Zero-initialise, then set fields. */

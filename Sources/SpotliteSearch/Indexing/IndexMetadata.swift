@@ -28,8 +28,10 @@ package struct IndexMetadata: Sendable, Hashable {
     /// leave their words in the spelling table: it must rebuild); 8: stop words are indexed with their stems too
     /// (a query of stop words alone searches their stems, which an older index lacks); 9: a keyword column holding a
     /// JSON array (`["a","b"]`, as `import` stores one) gives one value per element (an older index holds the
-    /// array's text as one value).
-    static let format = "9"
+    /// array's text as one value); 10: each document holds its id term in a value slot (``DocumentBuilder/idSlot``),
+    /// which searches over remote shards name their candidates by, for the servers to work the proximity boost out
+    /// (an older index's documents lack it, and such searches would read positions a round trip at a time).
+    static let format = "10"
     /// The formats this version updates without rebuilding (an older format may be listed when it differs only in
     /// what this version still reads); the first commit marks the index ``format``.
     static let updatableFormats: Set<String> = [format]

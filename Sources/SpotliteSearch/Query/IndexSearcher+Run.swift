@@ -88,7 +88,7 @@ extension IndexSearcher {
             // Applied to the best matches only (re-ranking): over every match it read the positions of every
             // document holding two of the words, about 11 times the cost of the search (docs/benchmarks.md, "Query speed and the proximity boost").
             proximity = XapianProximity(words: try parseWords(text, with: open.parser), window: boost.window,
-                                        weight: boost.weight, depth: boost.depth)
+                                        weight: boost.weight, depth: boost.depth, idSlot: DocumentBuilder.idSlot)
         }
         let query = plan.filters.isEmpty ? parsed : try XapianQuery.filter(parsed, by: plan.filters)
         do {

@@ -33,7 +33,7 @@ public final class IndexSearcher: Sendable {
     /// Snippet texts of pages up to this size are read with a statement the store's connection keeps.
     static let cachedSnippetStatementSize = 100
     /// Totals up to this many matches are counted exactly rather than estimated.
-    static let exactTotalThreshold = 100
+    package static let exactTotalThreshold = 100
 
     /// Whether searches of an index whose shards are placed at locations answer from the shards that can be
     /// reached when others cannot (``SearchResults/unavailableShards`` names those left out), instead of failing

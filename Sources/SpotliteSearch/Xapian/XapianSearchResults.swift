@@ -21,6 +21,8 @@ package final class XapianSearchResults {
     package func queryDescription() throws -> String {
         try XapianBytes.readString { cx_mset_query_description(handle, $0, $1, $2) }
     }
+    /// How many matches the proximity boost weighed again (``XapianProximity``): at most its depth.
+    package var reweighedDocuments: Int { cx_mset_reweighed_documents(handle) }
     /// The terms expansion added, best first.
     package let expansionTerms: [XapianExpansionTerm]
     /// With `explain`: for each hit, the query terms it matched and their parts of its weight.
@@ -212,6 +214,8 @@ extension XapianDatabase {
             proximityOptions.window = UInt32(clamping: proximity.window)
             proximityOptions.weight = proximity.weight
             proximityOptions.depth = UInt32(clamping: proximity.depth)
+            proximityOptions.has_id_slot = proximity.idSlot != nil
+            proximityOptions.id_slot = proximity.idSlot ?? 0
         }
         let mset = try withUnsafePointer(to: &parameters) { parametersPointer in
             options.bm25 = parametersPointer
