@@ -28,8 +28,10 @@ package struct IndexMetadata: Sendable, Hashable {
     /// leave their words in the spelling table: it must rebuild); 8: stop words are indexed with their stems too
     /// (a query of stop words alone searches their stems, which an older index lacks); 9: a keyword column holding a
     /// JSON array (`["a","b"]`, as `import` stores one) gives one value per element (an older index holds the
-    /// array's text as one value).
-    static let format = "9"
+    /// array's text as one value); 10: a record gives its spelling words as counts of the document's own unprefixed
+    /// terms instead of spelling each word out (the index shrinks by about a tenth; only a rebuild rewrites every
+    /// record, so an index of 9 rebuilds).
+    static let format = "10"
     /// The formats this version updates without rebuilding (an older format may be listed when it differs only in
     /// what this version still reads); the first commit marks the index ``format``.
     static let updatableFormats: Set<String> = [format]
