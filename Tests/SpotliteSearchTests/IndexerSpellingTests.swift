@@ -65,14 +65,14 @@ struct IndexerSpellingTests {
         try sandbox.write(SamplePackage.catalogue + [player])
         let indexer = try sandbox.makeIndexer()
         try await indexer.update()
-        #expect(try sandbox.makeSearcher().search(SearchRequest("xylophon")).corrected == "xylophone")
+        #expect(try sandbox.makeSearcher().search(SearchRequest("xylophne")).corrected == "xylophone")
         #expect(try Self.spellings(sandbox)["xylophone"] == 3)
 
         try sandbox.write([SamplePackage(name: "band-player", summary: "plays the marimba", description: "A marimba simulator.")])
         let update = try await indexer.update()
         #expect(!update.rebuilt && update.indexed == 1)
         let searcher = try sandbox.makeSearcher()
-        let stale = try searcher.search(SearchRequest("xylophon"))
+        let stale = try searcher.search(SearchRequest("xylophne"))
         #expect(stale.corrected != "xylophone" && stale.suggestion != "xylophone",
                 "\(String(describing: stale.corrected)), \(String(describing: stale.suggestion))")
         #expect(try searcher.search(SearchRequest("marimb")).corrected == "marimba")
