@@ -2,6 +2,10 @@
 // replacing or deleting it takes exactly those back out (Xapian's FLAG_SPELLING only ever adds). The record also
 // holds digests of the document, so that writing the same document again is skipped, and a document whose terms
 // are unchanged (only stored fields or values differ) is rewritten without touching its terms.
+//
+// The words themselves are not stored: every word a document feeds is one of its own unprefixed terms, so the
+// record holds only how often each of those terms was fed, in term list order, and the old document's term list
+// names the words again when it is replaced or deleted. Spelled out, the words made the index a fifth larger.
 #include "CXInternal.hpp"
 
 #include <map>
@@ -29,25 +33,31 @@ bool read_varint(const std::string &in, size_t &at, uint64_t &value) {
     return false;
 }
 
+using WordCounts = std::map<std::string, Xapian::termcount>;
+
 // A document's record (its value slot): format byte, 16-byte digest of the document's terms (with wdf and
-// positions), 16-byte digest of the rest (values but this one, data), then each spelling word as varint length,
-// bytes, varint count. Format 1, written before, held one digest of both: still read, for its words.
-constexpr char record_format = 2;
+// positions), 16-byte digest of the rest (values but this one, data), then the spelling counts of the document's
+// unprefixed terms (see encode_counts). Formats 2 (the same digests) and 1 (one digest of both), written before,
+// spelled each word out after the digests (varint length, bytes, varint count): still read, for their words.
+constexpr char record_format = 3;
+constexpr char record_format_spelled_words = 2;
 constexpr char record_format_one_digest = 1;
 constexpr size_t digest_size = 16;
 
-std::string encode_words(const std::map<std::string, Xapian::termcount> &counts) {
+void append_word(std::string &out, const std::string &word, Xapian::termcount count) {
+    append_varint(out, word.size());
+    out += word;
+    append_varint(out, count);
+}
+
+std::string encode_words(const WordCounts &counts) {
     std::string out;
-    for (const auto &entry : counts) {
-        append_varint(out, entry.first.size());
-        out += entry.first;
-        append_varint(out, entry.second);
-    }
+    for (const auto &entry : counts) append_word(out, entry.first, entry.second);
     return out;
 }
 
-std::map<std::string, Xapian::termcount> decode_words(const std::string &in, size_t at) {
-    std::map<std::string, Xapian::termcount> counts;
+/// Adds the words spelled out in `in` from `at` on to `counts`.
+void decode_words_into(const std::string &in, size_t at, WordCounts &counts) {
     while (at < in.size()) {
         uint64_t length = 0, count = 0;
         if (!read_varint(in, at, length) || length > in.size() - at) break;
@@ -56,6 +66,56 @@ std::map<std::string, Xapian::termcount> decode_words(const std::string &in, siz
         if (!read_varint(in, at, count)) break;
         counts[word] += Xapian::termcount(count);
     }
+}
+
+/// How often `document`'s words were fed to the spelling table (`counts`), as a record holds it: for each unprefixed
+/// term of the document in term list order, its count, run-length coded since most words of a record occur once:
+/// a run of terms fed once (varint), then the next term's count (varint: 0 for none, c - 1 for c >= 2), and so on,
+/// ending with a run (perhaps 0) that reaches the last term. Words that are not terms of the document (a caller
+/// counting words of another text) follow spelled out, as in format 2.
+std::string encode_counts(const Xapian::Document &document, const WordCounts &counts) {
+    std::string out;
+    std::string strays;
+    uint64_t run = 0;
+    auto word = counts.begin();
+    for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
+        const std::string &name = *term;
+        if (!cx::is_unprefixed_word(name)) continue;
+        for (; word != counts.end() && word->first < name; ++word) append_word(strays, word->first, word->second);
+        Xapian::termcount count = 0;
+        if (word != counts.end() && word->first == name) count = (word++)->second;
+        if (count == 1) {
+            ++run;
+            continue;
+        }
+        append_varint(out, run);
+        append_varint(out, count == 0 ? 0 : count - 1);
+        run = 0;
+    }
+    for (; word != counts.end(); ++word) append_word(strays, word->first, word->second);
+    append_varint(out, run);
+    return out + strays;
+}
+
+/// The words `encoded` (from encode_counts) says `document` fed, `document` being the one the record was written
+/// with. A record that does not fit the document's terms (damaged) gives the words decoded up to there.
+WordCounts decode_counts(const Xapian::Document &document, const std::string &encoded, size_t at) {
+    WordCounts counts;
+    uint64_t run = 0, value = 0;
+    if (!read_varint(encoded, at, run)) return counts;
+    for (auto term = document.termlist_begin(); term != document.termlist_end(); ++term) {
+        const std::string &name = *term;
+        if (!cx::is_unprefixed_word(name)) continue;
+        if (run > 0) {
+            counts.emplace_hint(counts.end(), name, 1);
+            --run;
+            continue;
+        }
+        if (!read_varint(encoded, at, value)) return counts;
+        if (value != 0) counts.emplace_hint(counts.end(), name, Xapian::termcount(value + 1));
+        if (!read_varint(encoded, at, run)) return counts;
+    }
+    if (run == 0) decode_words_into(encoded, at, counts);
     return counts;
 }
 
@@ -113,28 +173,41 @@ std::string rest_digest(const Xapian::Document &document, Xapian::valueno slot) 
     return digest.bytes();
 }
 
-/// What a document's record holds: its digests (empty without a record, or in a format-1 record) and its
-/// spelling words.
+/// What a document's record holds: its digests (empty without a record, or in a format-1 record) and what gives
+/// its spelling words (nothing without a record).
 struct Record {
+    char format = 0;
     std::string terms_digest;
     std::string rest_digest;
-    std::map<std::string, Xapian::termcount> words;
+    /// Format 3: the spelling counts of the document's terms (encode_counts); formats 1 and 2: the words spelled out.
+    std::string words;
+
+    /// The spelling words of `document`, the document this record was read from.
+    WordCounts words_of(const Xapian::Document &document) const {
+        if (format == record_format) return decode_counts(document, words, 0);
+        WordCounts counts;
+        decode_words_into(words, 0, counts);
+        return counts;
+    }
 };
 
 Record decode_record(const std::string &in) {
-    if (in.size() >= 1 + 2 * digest_size && in[0] == record_format) {
-        return Record{in.substr(1, digest_size), in.substr(1 + digest_size, digest_size),
-                      decode_words(in, 1 + 2 * digest_size)};
+    if (in.size() >= 1 + 2 * digest_size && (in[0] == record_format || in[0] == record_format_spelled_words)) {
+        return Record{in[0], in.substr(1, digest_size), in.substr(1 + digest_size, digest_size),
+                      in.substr(1 + 2 * digest_size)};
     }
     if (in.size() >= 1 + digest_size && in[0] == record_format_one_digest) {
-        return Record{{}, {}, decode_words(in, 1 + digest_size)};
+        return Record{in[0], {}, {}, in.substr(1 + digest_size)};
     }
     return {};
 }
 
+std::string encode_record(const std::string &terms, const std::string &rest, const std::string &counts) {
+    return std::string(1, record_format) + terms + rest + counts;
+}
+
 /// Brings the spelling table from `old_counts` to `new_counts`: only the difference of each word is written.
-void apply_difference(Xapian::WritableDatabase &db, const std::map<std::string, Xapian::termcount> &old_counts,
-                      const std::map<std::string, Xapian::termcount> &new_counts) {
+void apply_difference(Xapian::WritableDatabase &db, const WordCounts &old_counts, const WordCounts &new_counts) {
     auto old_word = old_counts.begin();
     auto new_word = new_counts.begin();
     while (old_word != old_counts.end() || new_word != new_counts.end()) {
@@ -195,7 +268,8 @@ void replace_values_and_data(Xapian::WritableDatabase &db, Indexed &existing, co
 } // namespace
 
 void cx::remove_recorded_spelling(Xapian::WritableDatabase &db, Xapian::docid docid, Xapian::valueno slot) {
-    apply_difference(db, decode_record(db.get_document(docid).get_value(slot)).words, {});
+    const Xapian::Document document = db.get_document(docid);
+    apply_difference(db, decode_record(document.get_value(slot)).words_of(document), {});
 }
 
 extern "C" {
@@ -233,21 +307,26 @@ bool cx_writable_database_write_document_spelling(cx_writable_database *db, cons
         if (!document->doc.get_value(slot).empty()) document->doc.remove_value(slot);
         const std::string terms = terms_digest(document->doc);
         const std::string rest = rest_digest(document->doc, slot);
+        const std::string counts = encode_counts(document->doc, words->counts);
         Indexed existing = fresh ? Indexed() : indexed(db->db, unique, slot);
         const Record &old = existing.record;
+        // Equal term digests mean equal term lists, so equal counts encode to equal bytes.
         const bool same_terms = existing.id != 0 && !existing.has_duplicates && !old.terms_digest.empty() &&
-                                old.terms_digest == terms && old.words == words->counts;
+                                old.terms_digest == terms &&
+                                (old.format == record_format ? old.words == counts
+                                                             : old.words_of(existing.stored) == words->counts);
         // The same document again (an UPDATE writing the same text, or changing what no field reads): rewriting it
         // would change nothing but cost the whole replacement.
         if (same_terms && old.rest_digest == rest) return true;
-        document->doc.add_value(slot, std::string(1, record_format) + terms + rest + encode_words(words->counts));
+        document->doc.add_value(slot, encode_record(terms, rest, counts));
         if (same_terms) {
             // Only stored fields or values changed (a version, a price).
             replace_values_and_data(db->db, existing, document->doc);
             if (written != nullptr) *written = true;
             return true;
         }
-        apply_difference(db->db, old.words, words->counts);
+        // The old words are read from the stored document's term list, before it is replaced.
+        apply_difference(db->db, old.words_of(existing.stored), words->counts);
         // The lookup above found the document's id: replacing by id spares Xapian looking the term up again.
         if (fresh || existing.id == 0) {
             db->db.add_document(document->doc);
@@ -273,12 +352,13 @@ bool cx_writable_database_write_document_rest(cx_writable_database *db, const ch
         Indexed existing = indexed(db->db, unique, slot);
         const Record &old = existing.record;
         // Without this version's record, nothing says what the stored terms are: the caller writes it whole.
-        if (existing.id == 0 || existing.has_duplicates || old.terms_digest.empty()) return true;
+        if (existing.id == 0 || existing.has_duplicates || old.format != record_format) return true;
         if (applied != nullptr) *applied = true;
         if (!rest->doc.get_value(slot).empty()) rest->doc.remove_value(slot);
         const std::string digest = rest_digest(rest->doc, slot);
         if (old.rest_digest == digest) return true;
-        rest->doc.add_value(slot, std::string(1, record_format) + old.terms_digest + digest + encode_words(old.words));
+        // The terms stay, so the counts of their words still fit them.
+        rest->doc.add_value(slot, encode_record(old.terms_digest, digest, old.words));
         replace_values_and_data(db->db, existing, rest->doc);
         if (written != nullptr) *written = true;
         return true;
@@ -290,7 +370,8 @@ bool cx_writable_database_delete_document_spelling(cx_writable_database *db, con
     return cx::write_guard(db, err, false, [&] {
         cx::require_open(db);
         std::string unique = cx::unique_term(unique_term, term_len);
-        apply_difference(db->db, indexed(db->db, unique, slot).record.words, {});
+        Indexed existing = indexed(db->db, unique, slot);
+        apply_difference(db->db, existing.record.words_of(existing.stored), {});
         db->db.delete_document(unique);
         return true;
     }, loses_batch);
@@ -300,7 +381,7 @@ bool cx_database_spellings(cx_database *db, char **out, size_t *out_len, cx_erro
     cx::reset_out(out, out_len);
     return cx::guard(err, false, [&] {
         cx::require_open(db);
-        std::map<std::string, Xapian::termcount> counts;
+        WordCounts counts;
         for (auto word = db->db.spellings_begin(); word != db->db.spellings_end(); ++word) {
             counts[*word] += word.get_termfreq();
         }
@@ -315,7 +396,7 @@ bool cx_database_terms(cx_database *db, const char *prefix, size_t prefix_len, u
     return cx::guard(err, false, [&] {
         cx::require_open(db);
         const std::string start = cx::bytes(prefix, prefix_len, "prefix");
-        std::map<std::string, Xapian::termcount> counts;
+        WordCounts counts;
         for (auto term = db->db.allterms_begin(start); term != db->db.allterms_end(start); ++term) {
             if (limit != 0 && counts.size() >= limit) break;
             counts[*term] += term.get_termfreq();

@@ -19,7 +19,7 @@ package enum CaptureBenchmark {
         /// Changes recorded by the captured run (one per row).
         package var recordedChanges: Int
 
-        /// `capturedSeconds / plainSeconds`; the target is at most 1.5.
+        /// `capturedSeconds / plainSeconds`; the target is at most 1.3.
         package var ratio: Double { plainSeconds > 0 ? capturedSeconds / plainSeconds : .infinity }
 
         package var description: String {

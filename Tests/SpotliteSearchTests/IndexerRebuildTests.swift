@@ -127,14 +127,15 @@ struct IndexerRebuildTests {
         #expect(summary.reason?.contains("another version of Spotlite (index format 0") == true, "reason: \(summary.reason ?? "")")
     }
 
-    @Test("an index of format 7 (stop words indexed without their stems) → rebuild, saying so")
-    func formatSevenRebuilds() async throws {
+    /// 7: stop words indexed without their stems; 9: records spelling their words out.
+    @Test("an index of an older format → rebuild, saying so", arguments: ["7", "9"])
+    func olderFormatRebuilds(format: String) async throws {
         let sandbox = try IndexerSandbox(top: "shards = 2")
         try sandbox.write(SamplePackage.catalogue)
         try await sandbox.makeIndexer().update()
         for shard in try #require(try sandbox.liveLayout).shardPaths {
             let writer = try XapianWritableDatabase(path: shard, action: .open)
-            try writer.setMetadata("7", forKey: IndexMetadata.formatKey)
+            try writer.setMetadata(format, forKey: IndexMetadata.formatKey)
             try writer.commit()
             try writer.close()
         }
@@ -142,12 +143,17 @@ struct IndexerRebuildTests {
         let summary = try await sandbox.makeIndexer().update()
         #expect(summary.rebuilt)
         #expect(foretold == summary.reason, "index status says what the update then does")
-        #expect(summary.reason?.contains("index format 7, this version writes \(IndexMetadata.format)") == true,
+        #expect(summary.reason?.contains("index format \(format), this version writes \(IndexMetadata.format)") == true,
                 "reason: \(summary.reason ?? "")")
         for shard in try #require(try sandbox.liveLayout).shardPaths {
             #expect(try XapianDatabase(path: shard).metadata(forKey: IndexMetadata.formatKey) == IndexMetadata.format)
         }
         #expect(try sandbox.keys("nano") == ["nano"])
+        let term = DocumentIdentity.term(entity: "Package", keyText: "nano")
+        let records = try #require(try sandbox.liveLayout).shardPaths.compactMap {
+            try XapianDatabase(path: $0).document(uniqueTerm: term)?.value(slot: DocumentBuilder.recordSlot)
+        }
+        #expect(records.count == 1 && records.first?.first == 3, "the rebuilt document has this version's record")
     }
 
     @Test("an index of format 9 (documents without their id term in a value) → rebuild, and every document then holds it")

@@ -57,6 +57,31 @@ struct IndexerSpellingTests {
         }
     }
 
+    @Test("a word an updated record no longer holds corrects no query; its new words do, as after a rebuild")
+    func removedWordsStopCorrecting() async throws {
+        let sandbox = try IndexerSandbox()
+        let player = SamplePackage(name: "band-player", summary: "plays the xylophone and the xylophone only",
+                                   description: "A xylophone simulator.")
+        try sandbox.write(SamplePackage.catalogue + [player])
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.update()
+        #expect(try sandbox.makeSearcher().search(SearchRequest("xylophne")).corrected == "xylophone")
+        #expect(try Self.spellings(sandbox)["xylophone"] == 3)
+
+        try sandbox.write([SamplePackage(name: "band-player", summary: "plays the marimba", description: "A marimba simulator.")])
+        let update = try await indexer.update()
+        #expect(!update.rebuilt && update.indexed == 1)
+        let searcher = try sandbox.makeSearcher()
+        let stale = try searcher.search(SearchRequest("xylophne"))
+        #expect(stale.corrected != "xylophone" && stale.suggestion != "xylophone",
+                "\(String(describing: stale.corrected)), \(String(describing: stale.suggestion))")
+        #expect(try searcher.search(SearchRequest("marimb")).corrected == "marimba")
+        let updated = try Self.spellings(sandbox)
+        #expect(updated["xylophone"] == nil && updated["marimba"] == 2)
+        #expect(try await indexer.rebuild().rebuilt)
+        #expect(try Self.spellings(sandbox) == updated)
+    }
+
     @Test("a word counts once per occurrence in a spelling field, whatever the field's weight; other fields add none")
     func occurrencesNotWeights() async throws {
         let sandbox = try IndexerSandbox(indexer: "batch_size = 100\nspelling = [\"summary\", \"description\"]")

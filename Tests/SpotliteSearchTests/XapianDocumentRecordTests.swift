@@ -63,6 +63,59 @@ struct XapianDocumentRecordTests {
         #expect(try writer.documentCount() == 1)
     }
 
+    @Test("the record names no word: it holds counts of the document's own terms, and the term list gives the words back")
+    func recordsHoldCounts() throws {
+        let directory = try XapianTestDirectory()
+        let path = directory.database()
+        let writer = try XapianWritableDatabase(path: path, noSync: true)
+        let words = try XapianSpellingWords()
+        let text = "internationalisation internationalisation characteristically incomprehensibilities"
+        try writer.writeDocument(uniqueTerm: "Qa", document: document(text, words: words),
+                                 spellingWords: words, slot: 0, fresh: true)
+        try writer.commit()
+        let record = try stored(path).value(slot: 0)
+        #expect(record.first == 3)
+        // The format byte, two 16-byte digests, then the counts: a run of 2 terms fed once, a count of 2 (as 1), a
+        // final run of none: 3 bytes however long the words.
+        #expect(record.count == 1 + 32 + 3, "\(record.count) bytes")
+        #expect(Array(record.suffix(3)) == [2, 1, 0])
+        #expect(try XapianDatabase(path: path).spellings() == ["characteristically": 1, "incomprehensibilities": 1,
+                                                                "internationalisation": 2])
+        try writer.writeDocument(uniqueTerm: "Qa", document: document("internationalisation", words: words),
+                                 spellingWords: words, slot: 0, fresh: false)
+        try writer.commit()
+        #expect(try XapianDatabase(path: path).spellings() == ["internationalisation": 1])
+    }
+
+    @Test("words counted that are not terms of the document are recorded spelled out, and taken out again")
+    func wordsBesideTheTerms() throws {
+        let directory = try XapianTestDirectory()
+        let path = directory.database()
+        let writer = try XapianWritableDatabase(path: path, noSync: true)
+        let words = try XapianSpellingWords()
+        // Words counted from one text, written with a document of another: "apple" is a term of both.
+        _ = try document("apple quince zucchini", words: words)
+        let other = try XapianDocument()
+        let generator = try XapianTermGenerator()
+        try generator.startDocument(other)
+        try generator.indexField("apple banana", weight: 1, positions: true, countingSpellingInto: nil)
+        try writer.writeDocument(uniqueTerm: "Qa", document: other, spellingWords: words, slot: 0, fresh: true)
+        try writer.commit()
+        #expect(try XapianDatabase(path: path).spellings() == ["apple": 1, "quince": 1, "zucchini": 1])
+        let again = try XapianDocument()
+        try generator.startDocument(again)
+        try generator.indexField("apple banana", weight: 1, positions: true, countingSpellingInto: nil)
+        #expect(try !writer.writeDocument(uniqueTerm: "Qa", document: again, spellingWords: words, slot: 0, fresh: false),
+                "the same terms and words: not written again")
+        try writer.writeDocument(uniqueTerm: "Qa", document: document("banana", words: words),
+                                 spellingWords: words, slot: 0, fresh: false)
+        try writer.commit()
+        #expect(try XapianDatabase(path: path).spellings() == ["banana": 1])
+        try writer.deleteDocument(uniqueTerm: "Qa", spellingSlot: 0)
+        try writer.commit()
+        #expect(try XapianDatabase(path: path).spellings().isEmpty)
+    }
+
     /// The stored copy of the document with `term` in the database at `path`.
     private func stored(_ path: String, _ term: String = "Qa") throws -> XapianDocument {
         try #require(try XapianDatabase(path: path).document(uniqueTerm: term), "no document \(term)")
@@ -172,7 +225,7 @@ struct XapianDocumentRecordTests {
         #expect(try writer.writeDocument(uniqueTerm: "Qa", document: document("apple apple pear", data: "e", words: words),
                                          spellingWords: words, slot: 0, fresh: false))
         try writer.commit()
-        #expect(try stored(path).value(slot: 0).first == 2, "rewritten with this version's record")
+        #expect(try stored(path).value(slot: 0).first == 3, "rewritten with this version's record")
         #expect(try XapianDatabase(path: path).spellings() == ["apple": 2, "pear": 1])
         try writer.writeDocument(uniqueTerm: "Qa", document: document("pear plum", words: words),
                                  spellingWords: words, slot: 0, fresh: false)

@@ -534,7 +534,8 @@ bool cx_spelling_words_clear(cx_spelling_words *words, cx_error **err) CX_NOEXCE
 
 /** Writes `document` as cx_writable_database_replace_document does (or, with `fresh`, as
  *  cx_writable_database_add_document does), keeping in its value `slot` a record of what it fed to the spelling
- *  table (`words`) and a digest of everything else it holds, and brings the spelling table in line: the words
+ *  table (`words`, as counts of the document's own unprefixed terms: the words are read back from the stored
+ *  document's term list) and a digest of everything else it holds, and brings the spelling table in line: the words
  *  recorded by the replaced document are taken out and `words` put in, writing only each word's difference. When
  *  the replaced document's record shows the same digest and words, nothing is written and `*written` (when not
  *  NULL) is false. A replaced document without a record has nothing taken out. Failures inside Xapian have

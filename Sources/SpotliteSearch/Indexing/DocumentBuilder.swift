@@ -13,9 +13,9 @@ final class DocumentBuilder {
     /// together and the searcher splits them to count each one.
     static let facetValueSeparator: Character = "\u{1F}"
 
-    /// The value slot of each document's record (field slots start at 1): the words it fed to spelling correction,
-    /// read back when it is replaced or deleted to take exactly those words out of the spelling table, and a digest
-    /// of the rest, so that writing the same document again is skipped.
+    /// The value slot of each document's record (field slots start at 1): how often each of its unprefixed terms was
+    /// fed to spelling correction, read back with its term list when it is replaced or deleted to take exactly those
+    /// words out of the spelling table, and digests, so that writing the same document again is skipped.
     static let recordSlot: UInt32 = 0
 
     /// The value slot holding each document's unique id term, so that a search over remote shards can name its
