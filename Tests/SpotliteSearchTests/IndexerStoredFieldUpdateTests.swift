@@ -138,7 +138,7 @@ struct IndexerStoredFieldUpdateTests {
             HistoryTransaction(token: HistoryToken(1), timestamp: Date(), author: "app", contextName: nil,
                                processID: nil, changes: changes)
         }
-        let kept = SpotliteIndexer.recordsWithUnchangedTerms([
+        let kept = IndexUpdater.recordsWithUnchangedTerms([
             transaction([change("a", .update, ["version"]), change("b", .update, ["size", "released"]),
                          change("c", .update, ["summary"]), change("d", .insert), change("e", .update, nil),
                          change("f", .update, ["version"]), change("g", .update, ["tags"]),

@@ -328,4 +328,38 @@ struct HistoryConsumerPipelineTests {
         #expect(try driver.position() == third, "flush() made the last batch durable, then the position followed")
         _ = second
     }
+
+    /// Records the isolation its `apply(_:)` runs in.
+    struct IsolationProbe: HistoryConsumer {
+        let isolations: Recorder<String>
+        var consumerName: String { "probe" }
+        nonisolated(nonsending) func apply(_ batch: HistoryBatch<[String: DatabaseValue]>) async throws {
+            isolations.append((#isolation).map { "\(type(of: $0))" } ?? "none")
+        }
+    }
+
+    /// Records the isolation its plain `async` `apply(_:)` runs in.
+    struct PlainProbe: HistoryConsumer {
+        let isolations: Recorder<String>
+        var consumerName: String { "plain-probe" }
+        func apply(_ batch: HistoryBatch<[String: DatabaseValue]>) async throws {
+            isolations.append((#isolation).map { "\(type(of: $0))" } ?? "none")
+        }
+    }
+
+    @Test("the driver calls a nonisolated(nonsending) hook on its own executor; a plain async one compiles as before")
+    func hooksRunOnTheDriver() async throws {
+        let test = try TestStore()
+        _ = try test.store.insertPackages(["p1", "p2"], author: "app")
+        let isolations = Recorder<String>()
+        let driver = try HistoryConsumerDriver(store: test.store, consumer: IsolationProbe(isolations: isolations))
+        try await driver.processPending()
+        #expect(!isolations.values.isEmpty)
+        #expect(isolations.values.allSatisfy { $0.hasPrefix("HistoryConsumerDriver<") }, "\(isolations.values)")
+
+        let plain = Recorder<String>()
+        let plainDriver = try HistoryConsumerDriver(store: test.store, consumer: PlainProbe(isolations: plain))
+        try await plainDriver.processPending()
+        #expect(!plain.values.isEmpty)
+    }
 }

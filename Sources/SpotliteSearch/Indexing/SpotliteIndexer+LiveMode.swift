@@ -5,6 +5,9 @@ extension SpotliteIndexer {
     /// Whether the indexer follows the store's change notifications (between ``start()`` and ``stop()``).
     public var isIndexingEnabled: Bool { isLive }
 
+    /// Whether live mode runs (the updater keeps it: a live round's failure goes to ``lastError``).
+    var isLive: Bool { updater.isLive }
+
     /// Starts live indexing: catches up now, then applies the commits of any process shortly after they happen.
     ///
     /// Live mode is the history driver's own (`HistoryConsumerDriver.start()`): after a change notification it
@@ -16,7 +19,7 @@ extension SpotliteIndexer {
     /// - Throws: ``SearchError/indexLocked(path:holderPID:)`` when another indexer holds the index; the store's
     ///   errors when the indexer cannot be registered as a consumer of its history.
     public func start() async throws {
-        guard !isLive else { return }
+        guard !updater.isLive else { return }
         try retainLock()
         let driver: HistoryConsumerDriver<IndexHistoryConsumer>
         do {
@@ -25,7 +28,7 @@ extension SpotliteIndexer {
             releaseLock()
             throw error
         }
-        isLive = true
+        updater.isLive = true
         await driver.start()
     }
 
@@ -40,8 +43,8 @@ extension SpotliteIndexer {
 
     private func stopLiveMode() async {
         defer { stopRequest.set(false) }
-        guard isLive else { return }
-        isLive = false
+        guard updater.isLive else { return }
+        updater.isLive = false
         await historyDriver?.stop()
         releaseLock()
     }

@@ -37,56 +37,35 @@ public actor SpotliteIndexer {
     nonisolated let clock: any Clock<Duration>
 
     private nonisolated let executor = DedicatedExecutor(label: "spotlite.indexer")
-    /// Indexing runs on a queue of its own, off Swift's cooperative thread pool: a rebuild of a large store takes
-    /// tens of seconds of synchronous SQLite and Xapian work.
+    /// The indexer's own work (the writer lock, emptying placed shards) runs on a queue of its own, off Swift's
+    /// cooperative thread pool; the rounds run on the history driver's, which is just as much apart.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    /// How many times a task has hopped onto the indexer's executor so far (the tests count a round's hops).
+    package nonisolated var executorHops: Int { executor.jobsEnqueued }
 
     let schema: IndexSchema
     let directory: IndexDirectory
     let provider: (any IndexDocumentProvider)?
     let logger: Logger
     let broadcaster = IndexUpdateBroadcaster()
+    /// Writes the index: applies each round's history, rebuilds. The driver's rounds call it on the driver's own
+    /// thread; the indexer only starts and ends updates (and retires it when released).
+    let updater: IndexUpdater
     /// The index's writer lock, held while anyone needs it (``lockUsers``): an update, live mode.
     var lock: IndexWriterLock?
     var lockUsers = 0
-    /// Whether live mode runs (the history driver's own, between ``start()`` and ``stop()``).
-    var isLive = false
     /// The library's history loop, driving ``IndexHistoryConsumer``; made at the first update (it registers the
     /// indexer as a consumer of the store).
     var historyDriver: HistoryConsumerDriver<IndexHistoryConsumer>?
-    /// The shards open during a round of the driver.
-    var historyRound: HistoryRound?
-    /// Why the index must be rebuilt before history is applied, found at the start of a round.
-    var pendingRebuildReason: IndexRebuildReason?
-    /// Damage a failed live round met: the next round rebuilds.
-    var damageRebuildReason: IndexRebuildReason?
-    /// The reason ``performUpdate(forcedReason:)`` gave the driver, until the round it starts takes it.
-    var forcedRebuildReason: IndexRebuildReason?
-    /// Set while ``update()`` or ``rebuild(reason:)`` runs its rounds: they add up into one summary.
-    var updateInProgress = false
-    /// The checkpoint of the generation the update just built, until shards are opened for history.
-    var rebuiltCheckpoint: IndexCheckpoint?
-    /// The summary of the update in progress.
-    var summary = IndexUpdateSummary()
     /// The last update queued; the next one starts when it ends (updates never overlap; the driver's rounds,
     /// live ones included, never overlap either).
     var lastUpdate: Task<Void, Never>?
-    /// When the update in progress began, and what its previous commit had posted: each post tells its own share.
-    var updateStarted = ContinuousClock.now
-    var lastPosted = IndexUpdateSummary()
-    var progressHandler: (@Sendable (IndexProgress) -> Void)?
-    /// Called with each document just before it is written; lets tests make Xapian fail a write for real.
-    var documentWriteHook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?
-    /// Called on a shard's thread right after each shard commit; lets the crash suite kill the process between them.
-    var shardCommitHook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)?
-    /// Pending inserts and updates past this share of the documents are applied by a rebuild instead; nil: never
-    /// (the benchmarks measure both paths on the same backlog).
-    var backlogRebuildShare: Double? = SpotliteIndexer.rebuildShare
-    /// The last error live indexing met, or nil after a successful update (it retries with a growing delay).
-    public internal(set) var lastError: String?
     /// Set by ``stop()`` without waiting for the actor: an update in progress checks it between batches (after a
     /// commit, so what is indexed stays exact) and returns early, so stopping never waits for a whole backlog.
     nonisolated let stopRequest = StopRequest()
+
+    /// The last error live indexing met, or nil after a successful update (it retries with a growing delay).
+    public var lastError: String? { updater.lastError }
 
     /// A flag shared with whoever asks the indexer to stop, readable without the actor.
     final class StopRequest: Sendable {
@@ -94,8 +73,6 @@ public actor SpotliteIndexer {
         var isSet: Bool { flag.withLock { $0 } }
         func set(_ value: Bool) { flag.withLock { $0 = value } }
     }
-
-    nonisolated var isStopRequested: Bool { stopRequest.isSet }
 
     /// Creates an indexer for `store`, indexing what `configuration` describes into `indexPath` (default: the
     /// configuration's index path). Nothing is opened until the first update.
@@ -125,33 +102,42 @@ public actor SpotliteIndexer {
         self.directory = IndexDirectory(path: self.indexPath, remote: configuration.remote)
         self.provider = documentProvider
         self.logger = logger ?? Logger(label: "spotlite.indexer")
+        self.updater = IndexUpdater(store: store, indexPath: self.indexPath, configuration: configuration,
+                                    schema: schema, directory: directory, provider: documentProvider,
+                                    logger: self.logger, broadcaster: broadcaster, stopRequest: stopRequest)
     }
 
-    /// Released without ``stop()``, maybe between two steps of a live round (the driver's round then ends at its
-    /// next step): the round's shards close first, waiting for their queued work, so that the writer lock,
-    /// released after this, frees an index the next indexer can open at once. On the indexer's executor, like
-    /// every other use of the shards.
-    isolated deinit {
-        if let round = historyRound { try? round.writer.close() }
+    /// Released without ``stop()``, maybe during a live round (which then ends at its next step): the updater
+    /// closes the round's shards first, waiting for their queued work, so that the writer lock, released after
+    /// them, frees an index the next indexer can open at once. While a step of the round runs, that happens on
+    /// another thread once the step ends, so that releasing an indexer never blocks the releasing thread.
+    deinit {
+        stopRequest.set(true)
+        if updater.retireIfIdle() { return }
+        let updater = self.updater, lock = self.lock
+        DispatchQueue.global(qos: .utility).async {
+            updater.retire()
+            withExtendedLifetime(lock) {}
+        }
     }
 
-    /// Reports rebuild progress (records done out of the total) to `handler`, on the indexer's executor.
+    /// Reports rebuild progress (records done out of the total) to `handler`, on the thread that rebuilds.
     public func setProgressHandler(_ handler: (@Sendable (IndexProgress) -> Void)?) {
-        progressHandler = handler
+        updater.settings.withLock { $0.progressHandler = handler }
     }
 
     /// Calls `hook` right after each shard's commit, on that shard's thread (the crash suite kills the process there).
     package func setShardCommitHook(_ hook: (@Sendable (_ shard: Int, _ token: Int64) -> Void)?) {
-        shardCommitHook = hook
+        updater.settings.withLock { $0.shardCommitHook = hook }
     }
 
     /// Sets the share of the documents past which a backlog is applied by a rebuild (nil: always incrementally).
     package func setBacklogRebuildShare(_ share: Double?) {
-        backlogRebuildShare = share
+        updater.settings.withLock { $0.backlogRebuildShare = share }
     }
 
     func setDocumentWriteHook(_ hook: (@Sendable (_ idTerm: String, _ document: XapianDocument) throws -> Void)?) {
-        documentWriteHook = hook
+        updater.settings.withLock { $0.documentWriteHook = hook }
     }
 
     // MARK: - Updating
@@ -178,89 +164,10 @@ public actor SpotliteIndexer {
         try await queued { indexer in try await indexer.performUpdate(forcedReason: .requested(reason)) }
     }
 
-    /// Removes the index, the indexer's position in the store and its registration as a consumer, so cleanup stops
-    /// waiting for it at once.
-    ///
-    /// Shards placed at locations (`shards = ["tcp://HOST:PORT", …]`) are emptied through their servers first: every
-    /// document the index wrote there and its metadata are deleted and committed, then the shard map goes. Every
-    /// shard is opened (and its identity checked) before any is emptied, so a shard that cannot be reached fails the
-    /// call with nothing deleted. With `keepingPlacedShards`, only the local state goes (the shard map and the lock):
-    /// the documents stay on the servers, and the next build rewrites them by generation tag and sweep.
-    /// Refuses while live indexing runs: call ``stop()`` first, or the index would be rebuilt at once.
-    ///
-    /// - Throws: ``SearchError/indexingRunning`` while live indexing runs;
-    ///   ``SearchError/indexLocked(path:holderPID:)`` when another indexer holds the index;
-    ///   ``SearchError/shardUnavailable(shard:reason:)`` or ``SearchError/shardIdentityChanged(shard:expected:found:)``
-    ///   for a placed shard that cannot be emptied (nothing is deleted then);
-    ///   ``SearchError/indexPartlyDeleted(shard:error:)`` when a shard fails once emptying has begun;
-    ///   ``SearchError/cannotWrite(path:reason:)`` when the directory cannot be removed; SQLite's errors.
-    @discardableResult
-    public func deleteIndex(keepingPlacedShards: Bool = false) async throws -> IndexDeletion {
-        guard !isLive else { throw SearchError.indexingRunning }
-        return try await queued { indexer in try indexer.performDeletion(keepingPlacedShards: keepingPlacedShards) }
-    }
-
-    private func performDeletion(keepingPlacedShards: Bool) throws -> IndexDeletion {
-        guard !isLive else { throw SearchError.indexingRunning }
-        var deletion = IndexDeletion(hadIndex: false)
-        try withWriterLock {
-            deletion.hadIndex = directory.exists || directory.hasShardMap
-            if !keepingPlacedShards, let map = ShardMap.read(in: directory),
-               let layout = ShardLayout(directory: directory, map: map) {
-                deletion.documentsDeleted = try emptyPlacedShards(layout)
-                deletion.emptiedShards = (0..<layout.count).map(layout.shardName)
-            }
-            do {
-                try directory.remove()
-            } catch {
-                throw SearchError.cannotWrite(path: indexPath, reason: "\(error.localizedDescription)")
-            }
-        }
-        // Unregistered, not only without a position: cleanup stops waiting for it at once (a registered consumer
-        // without a position would hold history back for the whole maximum duration). The next update registers
-        // it again, with a driver of its own.
-        historyDriver = nil
-        try store.unregisterConsumer(configuration.indexer.author)
-        return deletion
-    }
-
-    /// Deletes every document the index wrote in the placed shards of `layout` (all carry a generation tag) and the
-    /// index's metadata there; returns how many documents went.
-    private func emptyPlacedShards(_ layout: ShardLayout) throws -> Int {
-        // All opened first: a shard down or replaced fails before anything is deleted anywhere.
-        var writers: [XapianWritableDatabase] = []
-        defer { for writer in writers { try? writer.close() } }
-        for shard in 0..<layout.count {
-            do {
-                writers.append(try layout.openWriter(shard, action: .open, noSync: false, checkIdentity: true))
-            } catch let error as XapianError {
-                throw SearchError.engine(error, outcome: "while opening shard \(layout.shardName(shard)) to empty it; nothing was deleted")
-            }
-        }
-        var deleted = 0
-        for (shard, writer) in writers.enumerated() {
-            do {
-                let before = try writer.documentCount()
-                try writer.sweep(prefix: ShardMap.tagPrefix, keeping: ShardMap.tagPrefix,
-                                 spellingSlot: layout.recordsSpelling(shard) ? DocumentBuilder.recordSlot : nil)
-                for key in IndexMetadata.allKeys { try writer.setMetadata("", forKey: key) }
-                try writer.commit()
-                deleted += before - (try writer.documentCount())
-            } catch {
-                let named = ShardLayout.naming(error, shard: layout.shardName(shard))
-                if let error = named as? XapianError {
-                    throw SearchError.indexPartlyDeleted(shard: layout.shardName(shard), error: error)
-                }
-                throw named
-            }
-        }
-        return deleted
-    }
-
     /// Runs `body` after the updates queued before it: an update awaits the history driver, and another call
     /// must not start meanwhile (it would remove the generation a rebuild is writing). Runs to its end even if the
     /// caller is cancelled.
-    private func queued<T: Sendable>(_ body: @escaping @Sendable (isolated SpotliteIndexer) async throws -> T)
+    func queued<T: Sendable>(_ body: @escaping @Sendable (isolated SpotliteIndexer) async throws -> T)
         async throws -> T
     {
         let previous = lastUpdate
@@ -308,7 +215,8 @@ public actor SpotliteIndexer {
     /// The history driver, made on first use: it runs every round, on demand (``update()``) and live (``start()``).
     func makeHistoryDriver() throws -> HistoryConsumerDriver<IndexHistoryConsumer> {
         if let historyDriver { return historyDriver }
-        let consumer = IndexHistoryConsumer(indexer: self, reader: IndexRecordReader(schema: schema, provider: provider))
+        let consumer = IndexHistoryConsumer(updater: updater, reader: IndexRecordReader(schema: schema, provider: provider),
+                                            consumerName: consumerName)
         // The indexer logs its rebuilds and failures itself; the driver's own lines would say them twice.
         let driver = try HistoryConsumerDriver(
             store: store, consumer: consumer, start: .snapshot, maximumChanges: max(1, configuration.indexer.batchSize),
@@ -322,9 +230,9 @@ public actor SpotliteIndexer {
         try retainLock()
         defer { releaseLock() }
         let started = ContinuousClock.now
-        resetSummary()
-        updateInProgress = true
-        defer { updateInProgress = false }
+        updater.beginUpdate()
+        var finished = false
+        defer { if !finished { _ = updater.finishUpdate(started: started) } }
         do {
             let driver = try makeHistoryDriver()
             var forced = forcedReason
@@ -338,7 +246,7 @@ public actor SpotliteIndexer {
                     // already reaches beginRound(resynchronizing:), so the resume point neither opens nor judges
                     // the index being replaced.
                     if let reason = forced {
-                        forcedRebuildReason = reason
+                        updater.force(reason)
                         try await driver.resynchronize(reason: reason.description)
                     } else {
                         try await driver.processPending()
@@ -353,11 +261,11 @@ public actor SpotliteIndexer {
                     guard damageRebuilds <= 1 else {
                         throw SearchError.engine(error, outcome: "the index stays at its last committed token")
                     }
-                    forced = Self.damageReason(error)
+                    forced = IndexUpdater.damageReason(error)
                 } catch let SearchError.engine(error, outcome) where error.code.isDamage {
                     damageRebuilds += 1
                     guard damageRebuilds <= 1 else { throw SearchError.engine(error, outcome: outcome) }
-                    forced = Self.damageReason(error)
+                    forced = IndexUpdater.damageReason(error)
                 } catch HistoryError.expiredToken(let requested, let purgedThrough) {
                     // The driver resynchronised twice in this round and the history after each rebuild was deleted
                     // again (a short [history] maximum_duration beside a cleaning loop). `index watch` retries such
@@ -381,88 +289,25 @@ public actor SpotliteIndexer {
         } catch let error as XapianError {
             throw SearchError.engine(error)
         }
-        summary.seconds = Self.seconds(ContinuousClock.now - started)
-        return summary
+        finished = true
+        return updater.finishUpdate(started: started)
     }
+
+    /// How many times a batch that Xapian failed to write is replayed before the update gives up.
+    static let maximumReplays = 3
+
+    /// Pending changes past this share of the index's documents are applied by a rebuild instead
+    /// (``IndexRebuildPolicy/rebuildShare``).
+    package static var rebuildShare: Double { IndexRebuildPolicy.rebuildShare }
 
     /// How many more rebuilds an update makes when the history after a rebuild keeps being deleted before it is
     /// read (beyond the driver's own two).
     static let maximumExpiredRebuilds = 2
+}
 
-    static func damageReason(_ error: XapianError) -> IndexRebuildReason {
-        .damaged(detail: "\(error.type): \(error.message)")
-    }
-
-    /// A fresh summary, for an update or a live round.
-    private func resetSummary() {
-        updateStarted = ContinuousClock.now
-        lastPosted = IndexUpdateSummary()
-        summary = IndexUpdateSummary()
-        rebuiltCheckpoint = nil
-    }
-
-    /// The start of one of the driver's rounds: a live round gets a summary of its own (the rounds of one
-    /// ``update()`` add up); the store's pending changes are sealed and its capture checked, as before any
-    /// reading of history.
-    func beginRound(resynchronizing reason: HistoryResynchronizationReason?) throws {
-        if !updateInProgress { resetSummary() }
-        // The update's own reason, when it asked the driver (performUpdate), keeps its case.
-        let forced = forcedRebuildReason
-        forcedRebuildReason = nil
-        if case .requested(let why) = reason {
-            pendingRebuildReason = forced ?? .requested(why)
-        } else {
-            pendingRebuildReason = damageRebuildReason
-        }
-        damageRebuildReason = nil
-        _ = try store.sealPendingChanges()
-        // Triggers dropped or a table rebuilt by another program since the last pass: re-create them now, and let
-        // rebuildReason() compare the store's gap count with the index's (history cannot tell what was missed).
-        try store.verifyCapture()
-        // Leftovers of a rebuild that was killed: only the lock holder writes generations, so they are dead.
-        directory.removeStaleGenerations()
-    }
-
-    /// The end of one of the driver's rounds: the shards close; a live round's failure is kept in ``lastError``
-    /// (the driver retries it with a growing delay), and damage has the next round rebuild.
-    func endRound(_ result: Result<HistoryConsumerRound, any Error>) {
-        closeHistoryRound()
-        if !updateInProgress { summary.seconds = Self.seconds(ContinuousClock.now - updateStarted) }
-        switch result {
-        case .success:
-            lastError = nil
-        case .failure(let error):
-            if error is CancellationError { return }
-            var engineError = error as? XapianError
-            if case SearchError.engine(let inner, _) = error { engineError = inner }
-            if let engineError, engineError.code.isDamage { damageRebuildReason = Self.damageReason(engineError) }
-            guard isLive else { return }
-            let shown = (error as? XapianError).map { SearchError.engine($0) as any Error } ?? error
-            lastError = "\(shown)"
-            logger.error("live index update failed: \(shown); retrying")
-        }
-    }
-
-    /// Posts a commit to ``indexUpdates()`` observers: the update's running summary, and this commit's share.
-    func postCommit(token: HistoryToken?, summary: IndexUpdateSummary) {
-        var summary = summary
-        summary.seconds = Self.seconds(ContinuousClock.now - updateStarted)
-        var commit = IndexUpdateSummary()
-        commit.token = token
-        commit.transactions = summary.transactions - lastPosted.transactions
-        commit.changes = summary.changes - lastPosted.changes
-        commit.indexed = summary.indexed - lastPosted.indexed
-        commit.deleted = summary.deleted - lastPosted.deleted
-        commit.unreadableValues = summary.unreadableValues - lastPosted.unreadableValues
-        commit.unreadableExamples = Array(summary.unreadableExamples.dropFirst(lastPosted.unreadableExamples.count))
-        commit.rebuilt = summary.rebuilt && !lastPosted.rebuilt
-        commit.reason = commit.rebuilt ? summary.reason : nil
-        commit.seconds = summary.seconds - lastPosted.seconds
-        lastPosted = summary
-        broadcaster.post(IndexDidUpdate(token: token, summary: summary, commit: commit))
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
+/// The indexer consumes history with its own position (its author), so trackers and cleaners configured with it
+/// wait for what it has not indexed.
+extension SpotliteIndexer: HistoryPositionHolder {
+    /// The indexer's position name: ``IndexerConfiguration/author``.
+    public nonisolated var consumerName: String { configuration.indexer.author }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SpotliteStore
 
 /// The unique id term of a record's document: `Q<entity>:<key>`, or for long keys `Q<entity>:#<hash>`, so that the
 /// 245-byte term limit of Xapian (where a zero byte counts double) can never be reached whatever the key.
@@ -8,6 +9,11 @@ enum DocumentIdentity {
     static let maximumPlainKeyBytes = 160
     /// What every id term starts with.
     static let termPrefix = "Q"
+
+    /// The id term of `record`'s document: the record's identity in the index.
+    static func term(of record: RecordID) -> String {
+        term(entity: record.entity, key: record.key)
+    }
 
     static func term(entity: String, key: DatabaseValue) -> String {
         if case .blob(let data) = key.storage {

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// A serial executor on a dispatch queue of its own, for actors that make blocking SQLite (and Xapian) calls.
 ///
@@ -10,12 +11,18 @@ import Dispatch
 package final class DedicatedExecutor: SerialExecutor, @unchecked Sendable {
     // @unchecked: DispatchQueue is thread-safe but not marked Sendable by corelibs-libdispatch.
     private let queue: DispatchQueue
+    private let enqueued = Atomic<Int>(0)
 
     package init(label: String) {
         queue = DispatchQueue(label: label, qos: .utility)
     }
 
+    /// How many jobs ran or wait on this executor so far: each is one hop of a task onto its thread (the tests count
+    /// the hops a round of the search indexer makes).
+    package var jobsEnqueued: Int { enqueued.load(ordering: .relaxed) }
+
     package func enqueue(_ job: consuming ExecutorJob) {
+        enqueued.add(1, ordering: .relaxed)
         let job = UnownedJob(job)
         queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
     }

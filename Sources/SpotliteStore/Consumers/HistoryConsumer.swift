@@ -52,6 +52,10 @@ extension HistoryDeletionPolicy {
 /// }
 /// ```
 ///
+/// The driver calls the asynchronous hooks on its own thread (they are `nonisolated(nonsending)`), so a consumer's
+/// synchronous work in them runs there, off Swift's cooperative threads and without a hop between threads; hooks
+/// isolated to an actor of the consumer's own run on that actor.
+///
 /// Delivery is at least once: when ``apply(_:)`` throws, the position stays and the same changes come again, so
 /// applying must be idempotent (an upsert of the current document is).
 public protocol HistoryConsumer: HistoryPositionHolder {
@@ -72,7 +76,7 @@ public protocol HistoryConsumer: HistoryPositionHolder {
     /// Applies one batch. The position moves past it only once this returns; a throw leaves it, and the batch is
     /// delivered again (after a growing delay in live mode). When it returns, the batch must be applied for good:
     /// the driver saves the position in the store next, and cleanup may then delete the history before it.
-    func apply(_ batch: HistoryBatch<Document>) async throws
+    nonisolated(nonsending) func apply(_ batch: HistoryBatch<Document>) async throws
 
     // MARK: Optional hooks
 
@@ -100,17 +104,17 @@ public protocol HistoryConsumer: HistoryPositionHolder {
     /// this checkpoint, read again after each batch and after ``flush()``: ``apply(_:)`` may then return while its
     /// commit is still in flight (to read the next batch meanwhile), as long as the checkpoint says only what is
     /// committed.
-    func resumePoint() async throws -> HistoryResumePoint
+    nonisolated(nonsending) func resumePoint() async throws -> HistoryResumePoint
 
     /// Makes everything applied so far durable: called when a round has applied its last batch, and before a
     /// resynchronisation. A consumer whose ``apply(_:)`` returns with a commit in flight waits for it here. By
     /// default nothing.
-    func flush() async throws
+    nonisolated(nonsending) func flush() async throws
 
     /// Why the consumer must be resynchronised from the rows rather than given the history after `cursor`, asked
     /// at the start of every round: say a backlog bigger than rebuilding costs, or data the consumer cannot use.
     /// By default nil: never.
-    func resynchronizationReason(resumingAfter cursor: HistoryCursor) async throws -> String?
+    nonisolated(nonsending) func resynchronizationReason(resumingAfter cursor: HistoryCursor) async throws -> String?
 
     /// Brings what the consumer holds in line with the store's current rows, because history cannot: `reason`
     /// says why. Return ``HistoryResynchronization/deliverSnapshot`` (the default) to receive every current
@@ -118,19 +122,19 @@ public protocol HistoryConsumer: HistoryPositionHolder {
     /// on your own (read the rows in one read transaction, note its token, build beside what you hold, switch
     /// atomically) and return ``HistoryResynchronization/completed(through:)`` with that token; the driver then
     /// delivers the history after it.
-    func resynchronize(because reason: HistoryResynchronizationReason, from store: SpotliteStore) async throws
+    nonisolated(nonsending) func resynchronize(because reason: HistoryResynchronizationReason, from store: SpotliteStore) async throws
         -> HistoryResynchronization
 
     /// Called at the start of every round, live or on demand, before anything is read: `number` counts the
     /// driver's rounds from 1 (``HistoryConsumerRound/number``), and `reason` is set for a round that
     /// ``HistoryConsumerDriver/resynchronize(reason:)`` asked for. Rounds never overlap, so a consumer can reset
     /// what it reports per round here. A throw fails the round before it reads anything. By default nothing.
-    func roundWillBegin(number: Int, resynchronizing reason: HistoryResynchronizationReason?) async throws
+    nonisolated(nonsending) func roundWillBegin(number: Int, resynchronizing reason: HistoryResynchronizationReason?) async throws
 
     /// Called when a round ends, with what it did or why it failed (`CancellationError` when it was stopped),
     /// before the driver's ``HistoryConsumerDriver/roundEvents()`` hear of it and before the caller of
     /// ``HistoryConsumerDriver/processPending()`` gets the result. By default nothing.
-    func roundDidEnd(number: Int, result: Result<HistoryConsumerRound, any Error>) async
+    nonisolated(nonsending) func roundDidEnd(number: Int, result: Result<HistoryConsumerRound, any Error>) async
 }
 
 extension HistoryConsumer {
@@ -151,26 +155,26 @@ extension HistoryConsumer {
     public func relatedRecords(of records: [RecordID], in db: Database) throws -> [RecordID] { [] }
 
     /// ``HistoryResumePoint/savedPosition``.
-    public func resumePoint() async throws -> HistoryResumePoint { .savedPosition }
+    public nonisolated(nonsending) func resumePoint() async throws -> HistoryResumePoint { .savedPosition }
 
     /// Nothing: ``apply(_:)`` returns once its batch is applied for good.
-    public func flush() async throws {}
+    public nonisolated(nonsending) func flush() async throws {}
 
     /// Never.
-    public func resynchronizationReason(resumingAfter cursor: HistoryCursor) async throws -> String? { nil }
+    public nonisolated(nonsending) func resynchronizationReason(resumingAfter cursor: HistoryCursor) async throws -> String? { nil }
 
     /// ``HistoryResynchronization/deliverSnapshot``.
-    public func resynchronize(because reason: HistoryResynchronizationReason, from store: SpotliteStore) async throws
+    public nonisolated(nonsending) func resynchronize(because reason: HistoryResynchronizationReason, from store: SpotliteStore) async throws
         -> HistoryResynchronization
     {
         .deliverSnapshot
     }
 
     /// Nothing.
-    public func roundWillBegin(number: Int, resynchronizing reason: HistoryResynchronizationReason?) async throws {}
+    public nonisolated(nonsending) func roundWillBegin(number: Int, resynchronizing reason: HistoryResynchronizationReason?) async throws {}
 
     /// Nothing.
-    public func roundDidEnd(number: Int, result: Result<HistoryConsumerRound, any Error>) async {}
+    public nonisolated(nonsending) func roundDidEnd(number: Int, result: Result<HistoryConsumerRound, any Error>) async {}
 }
 
 extension HistoryConsumer where Document == [String: DatabaseValue] {

@@ -21,43 +21,46 @@ struct IndexRecordReader {
         return true
     }
 
-    /// The current attribute sets of the records with these keys, by id term (byte-exact: see ``ExactValue``).
-    /// Records deleted since (or left out by the provider) are absent, so their documents are to be deleted.
-    func attributeSets(for records: [IndexRecordID], in db: Database) throws
-        -> [ExactText: (entity: IndexSchema.Entity, attributes: AttributeSet)]
-    {
-        guard !records.isEmpty else { return [:] }
-        var result: [ExactText: (entity: IndexSchema.Entity, attributes: AttributeSet)] = [:]
-        for (name, entityKeys) in Dictionary(grouping: records, by: \.entity) {
+    /// The current documents of `records`, in the same order: nil for a record deleted since (or left out by the
+    /// provider), whose document is to be deleted.
+    ///
+    /// Rows answer by their document's id term (``DocumentIdentity``), byte for byte (see ``ExactValue``): SQLite
+    /// compares a key with the column's affinity, so the row found may hold the key in the column's type.
+    func documents(for records: [RecordID], in db: Database) throws -> [RecordDocument?] {
+        guard !records.isEmpty else { return [] }
+        var found: [ExactText: RecordDocument] = [:]
+        for (name, entityRecords) in Dictionary(grouping: records, by: \.entity) {
             let entity = try schema.entity(named: name)
             let table = name.quotedDatabaseIdentifier
             let keyColumn = entity.key.quotedDatabaseIdentifier
             let selection = try selection(of: entity, in: db)
-            for start in stride(from: 0, to: entityKeys.count, by: Self.keysPerQuery) {
-                let chunk = entityKeys[start..<min(start + Self.keysPerQuery, entityKeys.count)]
+            for start in stride(from: 0, to: entityRecords.count, by: Self.keysPerQuery) {
+                let chunk = entityRecords[start..<min(start + Self.keysPerQuery, entityRecords.count)]
                 let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
                 let rows = try Row.fetchAll(db, sql: "SELECT \(selection) FROM \(table) WHERE \(keyColumn) IN (\(placeholders))",
                                             arguments: StatementArguments(chunk.map(\.key)))
                 for row in rows {
                     let key: DatabaseValue = row[entity.key]
                     if let attributes = try attributeSet(entity: entity, key: key, row: row, in: db) {
-                        result[ExactText(DocumentIdentity.term(entity: name, key: key))] = (entity, attributes)
+                        let idTerm = DocumentIdentity.term(entity: name, key: key)
+                        found[ExactText(idTerm)] = RecordDocument(idTerm: idTerm, entity: entity, attributes: attributes)
                     }
                 }
             }
         }
-        return result
+        return records.map { found[ExactText(DocumentIdentity.term(of: $0))] }
     }
 
-    /// The records the provider says depend on the changed ones, other than the changed ones themselves, each once.
-    func dependents(of changed: [IndexRecordID], in db: Database) throws -> [IndexRecordID] {
+    /// The records the provider says depend on the changed ones, other than the changed ones themselves, each once
+    /// (byte for byte, as ``IndexRecordID`` compares).
+    func dependents(of changed: [RecordID], in db: Database) throws -> [RecordID] {
         guard let provider, !changed.isEmpty else { return [] }
-        var seen = Set(changed)
-        var dependents: [IndexRecordID] = []
+        var seen = Set(changed.map { IndexRecordID(entity: $0.entity, key: $0.key) })
+        var dependents: [RecordID] = []
         for (entity, records) in Dictionary(grouping: changed, by: \.entity).sorted(by: { $0.key < $1.key }) {
             for dependent in try provider.recordsDepending(on: entity, keys: records.map(\.key), in: db)
             where schema.entities[dependent.entity] != nil && seen.insert(dependent).inserted {
-                dependents.append(dependent)
+                dependents.append(RecordID(entity: dependent.entity, key: dependent.key))
             }
         }
         return dependents

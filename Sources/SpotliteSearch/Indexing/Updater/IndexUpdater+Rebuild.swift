@@ -5,124 +5,13 @@ import SpotliteStore
 import Glibc
 #endif
 
-extension SpotliteIndexer {
-    /// Why the live index cannot be updated from history, or nil when it can: reads the index's directory, its
-    /// shards' metadata and the store, and lets ``IndexRebuildPolicy`` decide.
-    func rebuildReason() throws -> IndexRebuildReason? {
-        if let locations = configuration.shards.locations {
-            guard let map = ShardMap.read(in: directory), let layout = ShardLayout(directory: directory, map: map) else {
-                return directory.liveGeneration == nil ? .noIndex : .shardsPlaced(locations: locations.count)
-            }
-            if layout.locations != locations {
-                return .shardLocationsChanged(index: map.shards.map(\.location), configured: locations.map(\.description))
-            }
-            // Unreachable shards and shards answering with another UUID are errors, not reasons to rebuild.
-            return try rebuildReason(layout: layout, shards: layout.metadata())
-        }
-        if ShardMap.read(in: directory) != nil { return .shardsInDirectory }
-        guard let generation = directory.liveGeneration else { return .noIndex }
-        let generationPath = directory.generationPath(generation)
-        guard let layout = ShardLayout.read(generationPath: generationPath) else {
-            if FileManager.default.fileExists(atPath: generationPath + "/iamglass") {
-                return .singleDatabase(shards: shardCount(existing: nil))
-            }
-            return .unreadable(detail: "its generation \(generationPath) lists no shards")
-        }
-        let shards: [IndexMetadata]
-        do {
-            shards = try layout.metadata()
-            let database = try XapianDatabase(path: generationPath)
-            _ = try database.documentCount()
-        } catch let error as XapianError where error.code.isNetwork {
-            // A remote shard that cannot be reached is not damaged: rebuilding would only fail the same way.
-            throw SearchError.engine(error)
-        } catch {
-            return .unreadable(detail: "\(error)")
-        }
-        let wanted = shardCount(existing: layout.count)
-        if wanted != layout.count {
-            return .shardCountChanged(index: layout.count, configured: wanted)
-        }
-        return try rebuildReason(layout: layout, shards: shards)
-    }
-
-    /// Why the shards of `layout`, whose metadata is `shards`, cannot be updated from history, or nil when they can.
-    private func rebuildReason(layout: ShardLayout, shards: [IndexMetadata]) throws -> IndexRebuildReason? {
-        let gap = try store.captureGap()
-        let facts = IndexRebuildPolicy.Store(storeID: store.storeID, modelVersion: try store.currentModelVersion()?.description,
-                                             captureGap: gap.count, captureGapDetail: gap.reason,
-                                             currentToken: try store.currentToken())
-        if let reason = IndexRebuildPolicy(fingerprint: schema.fingerprint).reason(shards: shards, store: facts) {
-            return reason
-        }
-        return try largeBacklogReason(layout: layout)
-    }
-
-    /// Pending changes past this share of the index's documents are applied by a rebuild instead
-    /// (``IndexRebuildPolicy/rebuildShare``).
-    package static var rebuildShare: Double { IndexRebuildPolicy.rebuildShare }
-
-    /// Why applying the pending history would cost more than a rebuild, or nil.
-    private func largeBacklogReason(layout: ShardLayout) throws -> IndexRebuildReason? {
-        guard let share = backlogRebuildShare else { return nil }
-        let documents = try layout.openCombined().database.documentCount()
-        guard documents >= IndexRebuildPolicy.minimumDocuments else { return nil }
-        do {
-            let after = try layout.committedToken()
-            let count = try store.countChanges(HistoryRequest.after(after).changeTypes([.insert, .update, .delete]))
-            guard IndexRebuildPolicy.mayOutweigh(count: count, documents: documents, share: share) else { return nil }
-            // Read them, since updates of columns no field reads cost next to nothing to apply (an UPDATE of such a
-            // column on every row must not rebuild the index), and updates of stored, number or date columns alone
-            // a quarter.
-            let pending = try weighIndexedChanges(after: after, documents: documents, total: count, share: share)
-            return IndexRebuildPolicy.backlogReason(pending, documents: documents, share: share)
-        } catch is HistoryError {
-            return nil  // history purged past the index: the update finds out and says so
-        }
-    }
-
-    /// The changes after `token` that can change a document (``IndexRecordReader/indexes(_:)``), read a page at a
-    /// time; stops once their weight is past the line for every way the `total` changes not yet read could split.
-    private func weighIndexedChanges(after token: HistoryToken?, documents: Int, total: Int, share: Double) throws
-        -> IndexRebuildPolicy.PendingWeight {
-        let reader = IndexRecordReader(schema: schema, provider: provider)
-        let request = HistoryRequest().changeTypes([.insert, .update, .delete])
-        var cursor = HistoryCursor(token: token)
-        var pending = IndexRebuildPolicy.PendingWeight()
-        var seen = 0
-        while true {
-            let page = try store.fetchHistory(after: cursor, matching: request, maximumChanges: 10_000)
-            for transaction in page.transactions {
-                for change in transaction.changes {
-                    seen += 1
-                    guard reader.indexes(change) else { continue }
-                    pending.changes += 1
-                    switch change.changeType {
-                    case .insert: pending.inserts += 1
-                    case .delete: pending.deletes += 1
-                    case .update: if provider == nil, Self.keepsTerms(change, schema: schema) { pending.valuesOnly += 1 }
-                    }
-                }
-            }
-            if IndexRebuildPolicy.isSettled(pending, documents: documents, unread: total - seen, share: share)
-                || page.isComplete || page.next == cursor {
-                return pending
-            }
-            cursor = page.next
-        }
-    }
-
-    /// How many shards to build: the configured count, else the existing index's, else one per core up to four.
-    func shardCount(existing: Int?) -> Int {
-        configuration.shards.count ?? existing ?? ShardLayout.defaultCount
-    }
-
+extension IndexUpdater {
     /// Indexes a snapshot of every row into a new generation and makes it live. The snapshot and its token come
     /// from one read transaction, so the history after that token is exactly what the snapshot misses. Each shard
     /// of the new generation is written by a thread of its own.
-    func rebuildGeneration(reason: IndexRebuildReason, into summary: inout IndexUpdateSummary) throws {
+    func rebuildGeneration(reason: IndexRebuildReason, state: inout State) throws {
         if let locations = configuration.shards.locations {
-            try rebuildInPlace(at: locations, reason: reason, into: &summary)
+            try rebuildInPlace(at: locations, reason: reason, state: &state)
             return
         }
         logger.info("rebuilding the index at \(indexPath): \(reason)")
@@ -141,11 +30,12 @@ extension SpotliteIndexer {
             throw SearchError.cannotWrite(path: path, reason: "\(error.localizedDescription)")
         }
         // A fresh generation nobody reads yet: no fsync per commit, one sync of the whole tree before the switch.
+        let settings = currentSettings
         let token: HistoryToken?, indexed: Int, unreadable: IndexUpdateSummary
         do {
             let writers = try ShardWriterSet(layout: layout, action: .createOrOverwrite, noSync: true, schema: schema,
                                              flushThreshold: ShardWriterSet.rebuildFlushThreshold(shards: layout.count),
-                                             writeHook: documentWriteHook, commitHook: shardCommitHook)
+                                             writeHook: settings.documentWriteHook, commitHook: settings.shardCommitHook)
             do {
                 (token, indexed, unreadable) = try indexSnapshot(into: writers)
                 let metadata = rebuildMetadata(modelVersion: modelVersion, captureGap: captureGap, clearingAbsent: false)
@@ -166,7 +56,7 @@ extension SpotliteIndexer {
         // An index whose shards were placed at locations before: the stub is live now, the map is no longer.
         if unlink(ShardMap.path(in: directory)) == 0 { StubFile.syncDirectory(containing: directory.stubPath) }
         directory.removeStaleGenerations()
-        finishRebuild(token: token, indexed: indexed, unreadable: unreadable, reason: reason, into: &summary)
+        finishRebuild(token: token, indexed: indexed, unreadable: unreadable, reason: reason, state: &state)
     }
 
     /// Rebuilds shards placed at `locations` (remote servers or fixed paths) in place, while searches keep answering
@@ -176,7 +66,7 @@ extension SpotliteIndexer {
     /// `kill -9`), each shard holds what its committed token says plus documents that replaying history from that
     /// token rewrites or deletes, so the next update is exact; the next rebuild's fresh tag sweeps any leftovers.
     private func rebuildInPlace(at locations: [ShardLocation], reason: IndexRebuildReason,
-                                into summary: inout IndexUpdateSummary) throws {
+                                state: inout State) throws {
         logger.info("rebuilding the index at \(indexPath) in place on \(locations.count) shards: \(reason)")
         let modelVersion = try store.currentModelVersion()
         let captureGap = try store.captureGap().count
@@ -184,11 +74,12 @@ extension SpotliteIndexer {
         var layout = ShardLayout(directoryPath: directory.path, locations: locations, expectedUUIDs: nil,
                                  tagTerm: ShardMap.tagPrefix + generation)
         layout.remote = configuration.remote
+        let settings = currentSettings
         let token: HistoryToken?, indexed: Int, unreadable: IndexUpdateSummary, uuids: [String]
         do {
             // The identity check is off: a rebuild is how a shard's database gets (re)recorded in the map.
             let writers = try ShardWriterSet(layout: layout, action: .createOrOpen, noSync: false, schema: schema,
-                                             writeHook: documentWriteHook, commitHook: shardCommitHook,
+                                             writeHook: settings.documentWriteHook, commitHook: settings.shardCommitHook,
                                              tagTerm: layout.tagTerm, checkIdentity: false, listsDocuments: true)
             do {
                 (token, indexed, unreadable) = try indexSnapshot(into: writers, fresh: false)
@@ -212,7 +103,7 @@ extension SpotliteIndexer {
         // A local index the shards replace: searches follow the map now; its generations go.
         if unlink(directory.stubPath) == 0 { StubFile.syncDirectory(containing: directory.stubPath) }
         directory.removeStaleGenerations()
-        finishRebuild(token: token, indexed: indexed, unreadable: unreadable, reason: reason, into: &summary)
+        finishRebuild(token: token, indexed: indexed, unreadable: unreadable, reason: reason, state: &state)
     }
 
     /// The metadata every shard of a rebuilt index commits with its snapshot's checkpoint. `clearingAbsent` writes
@@ -235,16 +126,16 @@ extension SpotliteIndexer {
         return metadata
     }
 
-    /// Makes a rebuild that just went live known: the update's summary, and ``indexUpdates()``. The history
+    /// Makes a rebuild that just went live known: the update's summary, and `indexUpdates()`. The history
     /// driver saves the position in the store at `token` next.
     private func finishRebuild(token: HistoryToken?, indexed: Int, unreadable: IndexUpdateSummary, reason: IndexRebuildReason,
-                               into summary: inout IndexUpdateSummary) {
-        summary.rebuilt = true
-        summary.reason = reason.description
-        summary.indexed += indexed
-        summary.noteUnreadable(of: unreadable)
-        summary.token = token
-        postCommit(token: token, summary: summary)
+                               state: inout State) {
+        state.summary.rebuilt = true
+        state.summary.reason = reason.description
+        state.summary.indexed += indexed
+        state.summary.noteUnreadable(of: unreadable)
+        state.summary.token = token
+        postCommit(token: token, state: &state)
     }
 
     /// Indexes every row of one read snapshot into the shards and returns the token the snapshot reflects, with the
@@ -254,7 +145,7 @@ extension SpotliteIndexer {
     private func indexSnapshot(into writers: ShardWriterSet,
                                fresh: Bool = true) throws -> (HistoryToken?, Int, IndexUpdateSummary) {
         let reader = IndexRecordReader(schema: schema, provider: provider)
-        let progress = progressHandler
+        let progress = currentSettings.progressHandler
         let result: (HistoryToken?, Int, IndexUpdateSummary) = try store.read { db in
             let token = try SpotliteStore.currentToken(in: db)
             var total = 0
@@ -308,23 +199,5 @@ extension SpotliteIndexer {
         }
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 { fsync(fd); close(fd) }
-    }
-}
-
-extension SpotliteIndexer {
-    /// Where the index stands against its store (``IndexStatus``), with every reason the next update would rebuild
-    /// it (``IndexStatus/rebuildReason``). Takes no lock: it works while another process updates the index.
-    ///
-    /// - Throws: what ``IndexStatus/init(store:configuration:indexPath:)`` throws; errors reading the index's
-    ///   metadata, except that of a shard that cannot be reached (the status names it).
-    public func status() throws -> IndexStatus {
-        var status = try IndexStatus(store: store, configuration: configuration, indexPath: indexPath)
-        guard status.exists, status.rebuildCause == nil else { return status }
-        do {
-            status.rebuildCause = try rebuildReason()
-        } catch where !status.unavailableShards.isEmpty {
-            // The status already says which shard cannot be read; what it holds is unknown.
-        }
-        return status
     }
 }
