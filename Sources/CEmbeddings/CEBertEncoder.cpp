@@ -20,8 +20,15 @@ struct ce_bert {
 };
 
 // The element-wise loops below are compiled twice on x86-64, for AVX2 with FMA and for the baseline, and the loader
-// picks one for the processor at hand: the baseline alone is 4 floats wide and calls floorf.
-#if defined(__x86_64__) && defined(__clang__)
+// picks one for the processor at hand: the baseline alone is 4 floats wide and calls floorf. Not under a sanitizer:
+// the loader runs the choosing function (an ifunc resolver) before the sanitizer's runtime is ready, and the
+// instrumented resolver crashes the process at start.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define CE_SANITIZED 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__clang__) && !defined(CE_SANITIZED)
 #define CE_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define CE_VECTOR_CLONES
