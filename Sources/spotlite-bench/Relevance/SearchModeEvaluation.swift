@@ -59,8 +59,7 @@ struct SearchModeEvaluation: Codable {
 
     static func measure(modes: [SearchMode], queries: [Query], judgements: [String: [String: Int]], knownItems: [KnownItem],
                         depth: Int, ranking: HybridRanking, fusionDepth: Int, grid: Bool, listsOutput: String? = nil,
-                        keyword: (String, Int) throws -> [String], semantic semanticEngine: SemanticEngine) throws -> SearchModeEvaluation {
-        let semantic = semanticEngine
+                        keyword: (String, Int) throws -> [String], semantic: SemanticEngine) throws -> SearchModeEvaluation {
         let depths = grid ? Array(Set([10, 20, 50, 100, 200, 1000, fusionDepth])).sorted() : [fusionDepth]
         let listDepth = max(depth, depths.max()!)
         Progress.note("modes: ranking \(queries.count) queries and \(knownItems.count) known items by keyword and by meaning")
@@ -110,10 +109,10 @@ struct SearchModeEvaluation: Codable {
             return (RankingMetrics.mean(perQuery), reciprocal / Double(max(1, queries.count)), known)
         }
         func point(_ ranking: HybridRanking, depth n: Int) throws -> FusionPoint {
-            func fused(_ text: String, _ vector: [Float]?, _ keyword: [String], _ semantic: [String]) throws -> [String] {
-                try ranking.fuse(query: text, keyword: Array(keyword.prefix(n)), semantic: Array(semantic.prefix(n))) { best in
+            func fused(_ text: String, _ vector: [Float]?, _ keyword: [String], _ meaning: [String]) throws -> [String] {
+                try ranking.fuse(query: text, keyword: Array(keyword.prefix(n)), semantic: Array(meaning.prefix(n))) { best in
                     guard let vector else { return nil }
-                    return try self.semantic(semantic: semanticEngine, vector: vector, movedBy: ranking, toward: best, limit: n)
+                    return try Self.researched(semantic, vector: vector, movedBy: ranking, toward: best, limit: n)
                 }.map(\.key)
             }
             let lists = try queries.indices.map { try fused(queries[$0].text, queryVectors[$0], keywordLists[$0], semanticLists[$0]) }
@@ -137,7 +136,7 @@ struct SearchModeEvaluation: Codable {
                     let meaning = try semantic.search(vector, limit: fusionDepth)
                     _ = try ranking.fuse(query: query.text, keyword: words, semantic: meaning) { best in
                         guard let vector else { return nil }
-                        return try self.semantic(semantic: semanticEngine, vector: vector, movedBy: ranking, toward: best, limit: fusionDepth)
+                        return try Self.researched(semantic, vector: vector, movedBy: ranking, toward: best, limit: fusionDepth)
                     }.prefix(10)
                 }
                 samples[mode, default: []].append(Double(Stopwatch.nanoseconds() - started) / 1e9)
@@ -191,7 +190,7 @@ struct SearchModeEvaluation: Codable {
     }
 
     /// The semantic list read again from `vector` moved toward the stored vectors of `best`.
-    private static func semantic(semantic: SemanticEngine, vector: [Float], movedBy ranking: HybridRanking,
+    private static func researched(_ semantic: SemanticEngine, vector: [Float], movedBy ranking: HybridRanking,
                                  toward best: [String], limit: Int) throws -> [String] {
         try semantic.search(ranking.movedQuery(vector, toward: semantic.vectors(ofKeys: best)), limit: limit)
     }
