@@ -42,7 +42,7 @@ extension ShardStatus {
         if let location { object["location"] = location }
         if let documents { object["documents"] = documents }
         if isAvailable { object["token"] = token?.rawValue ?? 0 }
-        if let problem { object["error"] = problem }
+        if let problem { object["error"] = problem.description }
         return object
     }
 }

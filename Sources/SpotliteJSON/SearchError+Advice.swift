@@ -14,8 +14,8 @@ extension SearchError {
     /// The error as the command line prints it and the server's problem details say it: the library's problem, in
     /// the user's words where the engine's name the index's internals, and the way out as a command.
     package var commandLineDescription: String {
-        if case let .invalidQuery(query, reason) = self, EngineText.isInternal(reason) {
-            return "cannot search for \"\(query)\": \(EngineText.readable(reason))"
+        if case let .invalidQuery(query, reason) = self, EngineText.isInternal(reason.description) {
+            return "cannot search for \"\(query)\": \(EngineText.readable(reason.description))"
         }
         let problem = self.problem
         let shown = EngineText.isInternal(problem) ? EngineText.readable(problem) : problem

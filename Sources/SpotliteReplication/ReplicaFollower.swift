@@ -213,7 +213,7 @@ public final class ReplicaFollower: Sendable {
                 token = try ShardLayout(generationPath: generationPath, count: layout.shards.count).committedToken()?.rawValue
             }
             return (documents, token)
-        } catch let error as XapianError {
+        } catch SearchError.engine(let error, nil) {
             throw SearchError.indexCorrupt(path: directory.path, reason: error.description)
         }
     }

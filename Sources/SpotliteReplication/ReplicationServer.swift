@@ -119,9 +119,9 @@ public final class ReplicationServer: Sendable {
             if state.layoutDatabase == nil {
                 do {
                     state.layoutDatabase = try XapianWritableDatabase(path: directory.replicationLayoutPath)
-                } catch let error as XapianError where error.code == .databaseLock {
+                } catch SearchError.engine(let error, nil) where error.code == .databaseLock {
                     throw ReplicationError.cannotServe(address, reason: "the index at \(indexPath) is already served by another process")
-                } catch let error as XapianError {
+                } catch SearchError.engine(let error, nil) {
                     throw SearchError.cannotWrite(path: directory.replicationLayoutPath, reason: error.description)
                 }
             }

@@ -6,6 +6,11 @@ import SpotliteStore
 // `Configuration` (now `SpotliteConfiguration`) has no alias: GRDB, which SpotliteStore re-exports, has a
 // `Configuration` of its own, and a second one would make every app's use of GRDB's ambiguous.
 
+/// The old name of `RecordID`: the store's record identity, byte for byte, is the one the indexer uses from history
+/// to document.
+@available(*, deprecated, renamed: "RecordID")
+public typealias IndexRecordID = RecordID
+
 /// The old name of `HistoryDeletionSchedule`, the configuration's `[history] clean`.
 @available(*, deprecated, renamed: "HistoryDeletionSchedule")
 public typealias CleanPolicy = HistoryDeletionSchedule

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Errors of the indexer and the query API. Each description names the problem and the way out.
-public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum SearchError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// Another indexer (in this process or another) is updating the index.
     case indexLocked(path: String, holderPID: Int32?)
     /// A file or directory could not be created or written.
@@ -13,10 +13,12 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case indexMissing(path: String)
     /// The index exists but cannot be read (truncated or damaged files).
     case indexCorrupt(path: String, reason: String)
-    /// The query could not be parsed.
-    case invalidQuery(query: String, reason: String)
-    /// The search asked for more than a search may cost (hits, words, time); the reason names the limit.
-    case overBudget(query: String, reason: String)
+    /// The query could not be parsed, or cannot be searched as written: `reason` says whether the engine's parser
+    /// could not read it or Spotlite refuses it, saying what to write instead.
+    case invalidQuery(query: String, reason: QueryProblem)
+    /// The search asked for more than a search may cost: `exceeded` names the part of the budget (hits, depth,
+    /// bytes, words, time) with its figures.
+    case overBudget(query: String, exceeded: SearchBudgetItem)
     /// An entity that the configuration does not describe.
     case unknownEntity(String, known: [String])
     /// A field that the entity does not index, or does not index in the way asked.
@@ -25,9 +27,11 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     /// part of it is missing.
     case invalidFilter(String, reason: String)
     /// The Xapian engine failed in a way no case above describes. Decide by the error's
-    /// ``XapianError/code`` (for example ``XapianError/Code/network`` for a remote shard); `outcome`, when given,
-    /// says what the failure left behind (such as "the index in use is unchanged").
-    case engine(XapianError, outcome: String? = nil)
+    /// ``XapianError/code`` (or ``engineCode``: for example ``XapianError/Code/network`` for a remote shard);
+    /// `outcome`, when given, says what the failure left behind (such as ``EngineFailureOutcome/rebuildDiscarded``:
+    /// the index in use is unchanged). The engine's wrappers throw every failure of the engine as this case, with
+    /// no outcome.
+    case engine(XapianError, outcome: EngineFailureOutcome? = nil)
     /// `deleteIndex()` while live indexing runs.
     case indexingRunning
     /// A relevance query set (`key<TAB>query` lines) that cannot be read.
@@ -67,8 +71,8 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "the index at \(path) cannot be read (\(reason))"
         case let .invalidQuery(query, reason):
             return "cannot parse the query \"\(Self.shown(query))\": \(reason)"
-        case let .overBudget(query, reason):
-            return "the query \"\(Self.shown(query))\" is over its budget: \(reason)"
+        case let .overBudget(query, exceeded):
+            return "the query \"\(Self.shown(query))\" is over its budget: \(exceeded)"
         case let .unknownEntity(name, known):
             return "unknown entity \"\(name)\"; the configuration describes: \(known.isEmpty ? "no entities" : known.joined(separator: ", "))"
         case let .unknownField(name, reason):
@@ -101,10 +105,11 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case .cannotWrite: return .checkWritable
         case .indexMissing: return .buildIndex
         case .indexCorrupt: return .rebuildIndex
-        case let .invalidQuery(_, reason):
-            // A reason that says what to write instead (a range's bound, a date) is the way out; Xapian's own
-            // messages name the problem only.
-            return reason.contains("; ") ? nil : .checkQuerySyntax
+        case .invalidQuery(_, .syntax):
+            return .checkQuerySyntax
+        case .invalidQuery(_, .refused):
+            // The explanation says what to write instead (a range's bound, a date): it is the way out.
+            return nil
         case .overBudget, .unknownEntity, .unknownField, .invalidFilter, .invalidQuerySet, .invalidRanking:
             return nil
         case let .engine(error, _):
@@ -131,6 +136,15 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         "search engine error (\(error.type)) while emptying shard \(shard) of the index: \(error.message)"
     }
 
+    /// The engine's failure behind ``engine(_:outcome:)`` and ``indexPartlyDeleted(shard:error:)``, by its code (a
+    /// remote shard's ``XapianError/Code/network``, damage, …); nil for every other case.
+    public var engineCode: XapianError.Code? {
+        switch self {
+        case let .engine(error, _), let .indexPartlyDeleted(_, error): return error.code
+        default: return nil
+        }
+    }
+
     /// The same as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 
@@ -145,16 +159,6 @@ public enum SearchError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return .indexLocked(path: path, holderPID: nil)
         default:
             return .engine(error)
-        }
-    }
-
-    /// Runs `body` at the edge of the public API: a Xapian failure nothing more specific caught becomes
-    /// ``engine(_:outcome:)``, so callers only ever see ``SearchError`` for the engine's failures.
-    static func translatingEngineErrors<Result>(_ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch let error as XapianError {
-            throw SearchError.engine(error)
         }
     }
 }

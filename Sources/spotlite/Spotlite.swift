@@ -73,9 +73,6 @@ struct Spotlite: AsyncParsableCommand {
             // SQLite failed under a command (a full disk, a file that is not writable): not a usage problem.
             Terminal.printError("the store failed: SQLite error \(error.resultCode.rawValue): \(error.message ?? "\(error)"); check that the disk is not full and that the store and its folder are writable, then run the command again")
             Foundation.exit(ExitStatus.failure)
-        } catch let error as XapianError {
-            Terminal.printError("the index failed: \(error); \(SearchRecovery.checkDiskOrRebuild.text(.commandLine))")
-            Foundation.exit(ExitStatus.failure)
         } catch {
             // Errors from parsing the command line: usage problems.
             let code = exitCode(for: error)

@@ -21,4 +21,11 @@ struct DeprecatedSearchNamesTests {
         #expect(RankingOptions.tuned == RankingOptions.knownItemFitted)
         #expect(SpotliteConfiguration.defaultPath == "config/spotlite.toml")
     }
+
+    @available(*, deprecated)
+    @Test func theOldRecordIdentityIsTheStoresExactOne() {
+        let old: IndexRecordID = IndexRecordID(entity: "Item", key: "café".databaseValue)
+        let records: Set<RecordID> = [old, RecordID(entity: "Item", key: "cafe\u{301}".databaseValue)]
+        #expect(records.count == 2, "NFC and NFD keys stay two records under the old name too")
+    }
 }

@@ -94,7 +94,7 @@ struct EngineErrorTests {
             return
         }
         #expect(engineError.code == .network && engineError.code.isNetwork && !engineError.code.isDamage)
-        #expect(searchError.description.contains("reachable"), "\(searchError)")
+        #expect(searchError.recovery == .checkShardServer, "\(searchError)")
 
         let updateError = await #expect(throws: SearchError.self) { try await indexer.update() }
         guard case let .engine(updateEngineError, _)? = updateError else {
@@ -120,5 +120,8 @@ struct EngineErrorTests {
         }
         #expect(XapianError.Code.databaseCorrupt.isDamage)
         #expect(!XapianError.Code.database.isDamage, "a failed write (full disk) is not repaired by rebuilding")
+        #expect(SearchError.engine(error(.network)).engineCode == .network)
+        #expect(SearchError.indexPartlyDeleted(shard: "s", error: error(.database)).engineCode == .database)
+        #expect(SearchError.reading(error(.databaseCorrupt), path: "/i").engineCode == nil, "made more specific")
     }
 }

@@ -46,6 +46,10 @@ struct ISODateParserTests {
             Issue.record("expected invalidQuery, got \(error)")
             return
         }
-        #expect(reason.contains("'2024-02-31'") && reason.contains("a day that exists"), "\(reason)")
+        guard case let .refused(explanation) = reason else {
+            Issue.record("expected the range processor's refusal, got \(reason)")
+            return
+        }
+        #expect(explanation.contains("'2024-02-31'") && explanation.contains("a day that exists"), "\(explanation)")
     }
 }

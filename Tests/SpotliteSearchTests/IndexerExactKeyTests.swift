@@ -71,13 +71,13 @@ struct IndexerExactKeyTests {
             return AttributeSet(["id": record.key, "title": record.row["title"], "shelf": shelf?.databaseValue ?? .null])
         }
 
-        func recordsDepending(on entity: String, keys: [DatabaseValue], in db: Database) throws -> [IndexRecordID] {
+        func recordsDepending(on entity: String, keys: [DatabaseValue], in db: Database) throws -> [RecordID] {
             guard entity == "Shelf" else { return [] }
             let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ",")
             // Each dependent twice: the indexer must take each once, and only byte-equal keys as equal.
             let rows = try Row.fetchAll(db, sql: "SELECT id FROM Item WHERE shelf_id IN (\(placeholders)) ORDER BY id",
                                         arguments: StatementArguments(keys))
-            let dependents = rows.map { IndexRecordID(entity: "Item", key: $0[0] as DatabaseValue) }
+            let dependents = rows.map { RecordID(entity: "Item", key: $0[0] as DatabaseValue) }
             return dependents + dependents
         }
     }
@@ -119,10 +119,13 @@ struct IndexerExactKeyTests {
 
     @Test("a record id set keeps NFC and NFD keys apart")
     func recordIDsAreExact() {
-        let ids: Set<IndexRecordID> = [IndexRecordID(entity: "Item", key: Self.nfc.databaseValue),
-                                       IndexRecordID(entity: "Item", key: Self.nfd.databaseValue),
-                                       IndexRecordID(entity: "Item", key: Self.nfc.databaseValue)]
+        let ids: Set<RecordID> = [RecordID(entity: "Item", key: Self.nfc.databaseValue),
+                                  RecordID(entity: "Item", key: Self.nfd.databaseValue),
+                                  RecordID(entity: "Item", key: Self.nfc.databaseValue)]
         #expect(ids.count == 2)
+        #expect(RecordID(entity: "Item", key: Self.nfc.databaseValue) != RecordID(entity: "Item", key: Self.nfd.databaseValue))
+        #expect(RecordID(entity: "Item", key: 1.databaseValue) != RecordID(entity: "Item", key: "1".databaseValue),
+                "an integer key and a text key are two rows")
     }
 
     @Test("a blob key with a text key's bytes does not replace the text row's document")

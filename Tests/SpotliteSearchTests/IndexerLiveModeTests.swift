@@ -192,7 +192,7 @@ struct IndexerLiveModeTests {
         // 100 ms, then doubling.
         for delay in [100, 200, 400] {
             try await within("the live indexer to wait before retrying") { await clock.waitForSleepers(1) }
-            #expect(await indexer.lastError == "the related service is unavailable")
+            #expect(await indexer.lastError is FailsFirst.Unavailable, "the provider's own error, as it threw it")
             clock.advance(by: .milliseconds(delay))
         }
         try await Self.indexed(indexer, through: token)

@@ -22,12 +22,12 @@ struct IndexerProviderTests {
             return attributes
         }
 
-        func recordsDepending(on entity: String, keys: [DatabaseValue], in db: Database) throws -> [IndexRecordID] {
+        func recordsDepending(on entity: String, keys: [DatabaseValue], in db: Database) throws -> [RecordID] {
             guard entity == "Maintainer" else { return [] }
             let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ",")
             return try String.fetchAll(db, sql: "SELECT name FROM Package WHERE maintainer_id IN (\(placeholders))",
                                        arguments: StatementArguments(keys))
-                .map { IndexRecordID(entity: "Package", key: $0.databaseValue) }
+                .map { RecordID(entity: "Package", key: $0.databaseValue) }
         }
     }
 

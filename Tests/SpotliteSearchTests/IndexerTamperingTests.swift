@@ -112,7 +112,11 @@ struct IndexerTamperingTests {
         let error = #expect(throws: SearchError.self) {
             try sandbox.makeSearcher().search(SearchRequest("", limit: 10, correctsSpelling: false))
         }
-        #expect(error?.description.contains("rebuild the index (SpotliteIndexer.rebuild())") == true, "\(String(describing: error))")
+        guard case .indexCorrupt(sandbox.indexPath, _)? = error else {
+            Issue.record("expected the index unreadable, got \(String(describing: error))")
+            return
+        }
+        #expect(error?.recovery == .rebuildIndex)
         try await indexer.rebuild()
         #expect(try Self.indexedTitles(sandbox)["b"] == "old b")
     }

@@ -26,7 +26,7 @@ struct LibraryErrorWordingTests {
         ]
         for code in engineFailures {
             errors.append(SearchError.engine(XapianError(code: code, type: "DatabaseError", message: "failed"),
-                                             outcome: "the index stays at its last committed token"))
+                                             outcome: .indexAtLastCommit(nextUpdateRetries: true)))
             errors.append(SearchError.indexPartlyDeleted(
                 shard: "127.0.0.1:7011", error: XapianError(code: code, type: "DatabaseError", message: "failed")))
         }

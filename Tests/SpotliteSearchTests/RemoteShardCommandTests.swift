@@ -60,6 +60,11 @@ struct RemoteShardCommandTests {
         // The library answers the same without throwing.
         let status = try IndexStatus(store: shards.sandbox.store, configuration: shards.sandbox.configuration)
         #expect(status.unavailableShards == [victim.hostAndPort] && status.token == nil && status.exists)
+        guard case .shardUnavailable(victim.hostAndPort, _)? = status.shards[1].problem else {
+            Issue.record("the shard's problem names it: \(String(describing: status.shards[1].problem))")
+            return
+        }
+        #expect(status.shards[1].problem?.recovery == .startShardServer)
         #expect(status.documents == 120 - (entries[1]["documents"] as? Int ?? -1), "the other shards' documents")
     }
 

@@ -212,8 +212,10 @@ struct RemoteShardTests {
         #expect(reason.contains("Timeout"), "\(reason)")
         try shards.write(ShardedIndexTests.generatedPackages(count: 70).suffix(10))
         let updateError = await #expect(throws: SearchError.self) { try await shards.sandbox.makeIndexer().update() }
-        #expect(updateError?.description.contains("shard \(victim.hostAndPort) is unavailable") == true,
-                "\(String(describing: updateError))")
+        guard case .shardUnavailable(victim.hostAndPort, _)? = updateError else {
+            Issue.record("expected the shard unavailable, got \(String(describing: updateError))")
+            return
+        }
 
         victim.signal(SIGCONT)
         try await shards.local.makeIndexer().update()

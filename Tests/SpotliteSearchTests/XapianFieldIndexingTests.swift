@@ -82,7 +82,7 @@ struct XapianFieldIndexingTests {
             #expect(remembering.terms == plain.terms, "\(language)")
             #expect(plain.terms.contains { $0.bytes.first == UInt8(ascii: "Z") }, "stems were made")
         }
-        #expect(throws: XapianError.self) { _ = try XapianTermGenerator(language: "klingon", rememberedStems: 8) }
+        engineFailure { _ = try XapianTermGenerator(language: "klingon", rememberedStems: 8) }
     }
 
     @Test("the spelling words counted are the words Xapian's spelling flag adds, once per occurrence")
@@ -133,7 +133,7 @@ struct XapianFieldIndexingTests {
         try generator.startDocument(document)
         try generator.indexField("first field", weight: 1, positions: true)
         let before = (try document.terms(), try generator.termPosition())
-        #expect(throws: XapianError.self) {
+        engineFailure {
             try generator.indexField("second field", weight: 0, prefix: "S", positions: true)
         }
         #expect(try document.terms() == before.0)

@@ -112,3 +112,21 @@ struct XapianFixtureTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 }
+
+/// The engine's failure that `body` throws, as the wrappers throw every failure of the engine
+/// (``SearchError/engine(_:outcome:)`` without an outcome); records an issue and returns nil when `body` throws
+/// nothing or another error.
+@discardableResult
+func engineFailure<Result>(_ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+                           _ body: () throws -> Result) -> XapianError? {
+    do {
+        _ = try body()
+        Issue.record(comment ?? "the engine did not fail", sourceLocation: sourceLocation)
+    } catch SearchError.engine(let error, nil) {
+        return error
+    } catch {
+        let context = comment.map { " (\($0))" } ?? ""
+        Issue.record("another error than the engine's: \(error)\(context)", sourceLocation: sourceLocation)
+    }
+    return nil
+}

@@ -9,7 +9,7 @@ struct XapianQueryParserTests {
     @Test func malformedQueriesThrowParserErrors() throws {
         let parser = try XapianSamplePackage.parser()
         for text in ["invoice AND", "NOT x", "a OR OR b"] {
-            let error = try #require(throws: XapianError.self, "\(text)") { _ = try parser.parse(text) }
+            let error = try #require(engineFailure("\(text)") { _ = try parser.parse(text) })
             #expect(error.code == .queryParser, "\(text)")
             #expect(error.description.hasPrefix("QueryParserError: "), "\(text)")
         }
@@ -35,7 +35,7 @@ struct XapianQueryParserTests {
             do {
                 let query = try parser.parse(text, flags: flags)
                 _ = try? database.search(query, limit: 1)
-            } catch let error as XapianError {
+            } catch SearchError.engine(let error, nil) {
                 #expect(error.code == .queryParser, "\(error)")
             }
         }
@@ -75,7 +75,7 @@ struct XapianQueryParserTests {
             == ["grep", "xapian-tools"])
         #expect(Set(names(try database.search(parser.parse("released:..2022-12")))) == ["nano", "coreutils"])
         #expect(Set(names(try database.search(parser.parse("released:2023-06-01T00:00:00Z..")))) == ["vim"])
-        let error = try #require(throws: XapianError.self) { _ = try parser.parse("released:2023-13-01..2024") }
+        let error = try #require(engineFailure { _ = try parser.parse("released:2023-13-01..2024") })
         #expect(error.code == .queryParser)
         #expect(error.message.contains("'2023-13-01' in the range released:2023-13-01..2024 is not a date"))
     }
@@ -90,7 +90,7 @@ struct XapianQueryParserTests {
         // "e*" expands to editor, egrep, engine, ... : more than 2 terms.
         try parser.setWildcardLimit(2)
         let wide = try parser.parse("e*", flags: [.default, .wildcard])
-        let error = try #require(throws: XapianError.self) { _ = try database.search(wide) }
+        let error = try #require(engineFailure { _ = try database.search(wide) })
         #expect(error.code == .wildcard)
         #expect(error.type == "WildcardError")
         try parser.setWildcardLimit(0)
@@ -106,7 +106,7 @@ struct XapianQueryParserTests {
         #expect(Set(names(try database.search(parser.parse("section:utils section:text"))))
             == ["coreutils", "grep", "xapian-tools"])
         #expect(names(try database.search(parser.parse("search section:utils"))) == ["grep"])
-        let error = try #require(throws: XapianError.self) { try parser.addPrefix(field: "section", prefix: "S") }
+        let error = try #require(engineFailure { try parser.addPrefix(field: "section", prefix: "S") })
         #expect(error.code == .invalidOperation)
     }
 
@@ -138,7 +138,7 @@ struct XapianQueryParserTests {
         #expect(try database.search(XapianQuery.matchAll()).estimatedTotal == 5)
         #expect(try database.search(XapianQuery.matchNothing()).hits.isEmpty)
         #expect(filtered.description.contains("FILTER"))
-        let empty = try #require(throws: XapianError.self) { _ = try XapianQuery.or([]) }
+        let empty = try #require(engineFailure { _ = try XapianQuery.or([]) })
         #expect(empty.code == .invalidArgument)
     }
 }

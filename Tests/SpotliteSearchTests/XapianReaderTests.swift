@@ -8,13 +8,13 @@ import Testing
 struct XapianReaderTests {
     @Test func aMissingDatabaseIsNotFound() throws {
         let directory = try XapianTestDirectory()
-        let error = try #require(throws: XapianError.self) {
+        let error = try #require(engineFailure {
             _ = try XapianDatabase(path: directory.database("nothing-here"))
-        }
+        })
         #expect(error.code == .databaseNotFound)
         #expect(error.type == "DatabaseNotFoundError")
         #expect(error.message.contains("nothing-here"))
-        let none = try #require(throws: XapianError.self) { _ = try XapianDatabase(paths: []) }
+        let none = try #require(engineFailure { _ = try XapianDatabase(paths: []) })
         #expect(none.code == .invalidArgument)
     }
 
@@ -42,7 +42,7 @@ struct XapianReaderTests {
 
         try commitBatch()
         try commitBatch()
-        let error = try #require(throws: XapianError.self) { _ = try reader.search(query, maxRetries: 0) }
+        let error = try #require(engineFailure { _ = try reader.search(query, maxRetries: 0) })
         #expect(error.code == .databaseModified)
 
         for round in 1...3 {
@@ -75,7 +75,7 @@ struct XapianReaderTests {
         // Metadata comes from the first database only.
         #expect(try combined.metadata(forKey: "indexed") == "2")
         #expect(try combined.documentData(uniqueTerm: "Qgrep") == Data("grep".utf8))
-        #expect(throws: XapianError.self) { try combined.addDatabase(path: directory.database("missing")) }
+        engineFailure { try combined.addDatabase(path: directory.database("missing")) }
     }
 
     @Test func compactionKeepsDocumentsAndMetadata() throws {
@@ -97,7 +97,7 @@ struct XapianReaderTests {
         #expect(try compacted.documentData(uniqueTerm: "Qnano") == nil)
         let parser = try XapianSamplePackage.parser(for: compacted)
         #expect(names(try compacted.search(parser.parse("editor"))) == ["vim"])
-        let error = try #require(throws: XapianError.self) { try source.compact(to: "") }
+        let error = try #require(engineFailure { try source.compact(to: "") })
         #expect(error.code == .invalidArgument)
     }
 
@@ -106,7 +106,7 @@ struct XapianReaderTests {
         try XapianSamplePackage.buildIndex(at: directory.database())
         let reader = try XapianDatabase(path: directory.database())
         try reader.close()
-        let error = try #require(throws: XapianError.self) { try reader.search(XapianQuery.matchAll()) }
+        let error = try #require(engineFailure { try reader.search(XapianQuery.matchAll()) })
         #expect(error.code == .databaseClosed)
     }
 }

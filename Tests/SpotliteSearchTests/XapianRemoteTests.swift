@@ -86,7 +86,7 @@ struct XapianRemoteTests {
             do {
                 try attempt()
                 Issue.record("a zero id and an empty prefix must be refused")
-            } catch let error as XapianError {
+            } catch SearchError.engine(let error, nil) {
                 #expect(error.code == .invalidArgument && !error.batchLost, "\(error)")
             }
         }
@@ -99,7 +99,7 @@ struct XapianRemoteTests {
         let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))
         defer { server.stop() }
         let writer = try XapianWritableDatabase(remote: remote(server))
-        let error = #expect(throws: XapianError.self) { try XapianWritableDatabase(remote: remote(server)) }
+        let error = engineFailure { try XapianWritableDatabase(remote: remote(server)) }
         #expect(error?.code == .databaseLock)
         try writer.close()
         _ = try XapianWritableDatabase(remote: remote(server))
@@ -108,19 +108,19 @@ struct XapianRemoteTests {
     @Test func aRefusedConnectionIsANetworkErrorNamingHostAndPort() throws {
         let port = try LoopbackPort.free()
         let location = XapianRemote(host: "127.0.0.1", port: port)
-        let write = #expect(throws: XapianError.self) { try XapianWritableDatabase(remote: location) }
+        let write = engineFailure { try XapianWritableDatabase(remote: location) }
         #expect(write?.code == .network)
         #expect(write?.message.contains("127.0.0.1:\(port)") == true, "\(String(describing: write))")
-        let read = #expect(throws: XapianError.self) { try XapianDatabase(remote: location) }
+        let read = engineFailure { try XapianDatabase(remote: location) }
         #expect(read?.code == .network)
     }
 
     @Test func badHostsAndPortsAreRejectedBeforeConnecting() throws {
         for location in [XapianRemote(host: "", port: 7001), XapianRemote(host: "127.0.0.1", port: 0),
                          XapianRemote(host: "127.0.0.1", port: 70000)] {
-            let write = #expect(throws: XapianError.self) { try XapianWritableDatabase(remote: location) }
+            let write = engineFailure { try XapianWritableDatabase(remote: location) }
             #expect(write?.code == .invalidArgument, "\(location)")
-            let read = #expect(throws: XapianError.self) { try XapianDatabase(remote: location) }
+            let read = engineFailure { try XapianDatabase(remote: location) }
             #expect(read?.code == .invalidArgument, "\(location)")
         }
     }
@@ -134,13 +134,13 @@ struct XapianRemoteTests {
         try writer.commit()
         server.signal(SIGSTOP)
         defer { server.signal(SIGCONT) }
-        let write = #expect(throws: XapianError.self) {
+        let write = engineFailure {
             try writer.replaceDocument(uniqueTerm: "Qb", document: document("during the hang"))
             try writer.commit()
         }
         #expect(write?.code == .networkTimeout, "\(String(describing: write))")
         #expect(write?.batchLost == true)
-        let open = #expect(throws: XapianError.self) {
+        let open = engineFailure {
             _ = try XapianDatabase(remote: remote(server, timeout: .milliseconds(300))).documentCount()
         }
         #expect(open?.code == .networkTimeout, "\(String(describing: open))")
@@ -156,7 +156,7 @@ struct XapianRemoteTests {
         try writer.commit()
         try writer.replaceDocument(uniqueTerm: "Qb", document: document("pending"))
         server.stop()
-        let failure = #expect(throws: XapianError.self) {
+        let failure = engineFailure {
             try writer.setMetadata("2", forKey: "spotlite.token")
             try writer.commit()
         }
@@ -201,7 +201,7 @@ struct XapianRemoteTests {
         #expect(try writer.documentCount() == 2)
         #expect(try writer.documentData(uniqueTerm: "Qc") != nil)
         #expect(try writer.documentData(uniqueTerm: "Qd") != nil, "documents without a tag are not the sweep's")
-        let misuse = #expect(throws: XapianError.self) { try writer.sweep(prefix: "XG", keeping: "Qc") }
+        let misuse = engineFailure { try writer.sweep(prefix: "XG", keeping: "Qc") }
         #expect(misuse?.code == .invalidArgument)
         #expect(misuse?.batchLost == false)
     }

@@ -38,7 +38,7 @@ struct XapianSearchTests {
         #expect(names(first) + names(second) + names(third) == XapianSamplePackage.all.sorted { $0.size < $1.size }.map(\.name))
         #expect(first.estimatedTotal == 5)
         #expect(first.totalBounds.contains(5))
-        let error = try #require(throws: XapianError.self) { _ = try database.search(all, limit: -1) }
+        let error = try #require(engineFailure { _ = try database.search(all, limit: -1) })
         #expect(error.code == .invalidArgument)
     }
 
@@ -131,7 +131,7 @@ struct XapianSearchTests {
         }
         let none = try XapianStemmer(language: nil)
         #expect(try words.map { try none.stem($0) } == words)
-        #expect(throws: XapianError.self) { _ = try XapianStemmer(language: "klingon") }
+        engineFailure { _ = try XapianStemmer(language: "klingon") }
 
         let stemmer = try XapianStemmer(language: "english")
         let texts = ["Editors <b>edit</b> & editing is what editors do with files",

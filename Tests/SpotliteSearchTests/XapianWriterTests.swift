@@ -26,7 +26,7 @@ struct XapianWriterTests {
         try writer.deleteDocument(uniqueTerm: "Qb")
         #expect(try writer.documentCount() == 1)
         let tooLong = String(repeating: "x", count: 300)
-        #expect(throws: XapianError.self) { try writer.addDocument(uniqueTerm: "Q" + tooLong, document: document("x")) }
+        engineFailure { try writer.addDocument(uniqueTerm: "Q" + tooLong, document: document("x")) }
     }
 
     @Test func metadataIsCommittedAtomicallyWithDocuments() throws {
@@ -64,9 +64,9 @@ struct XapianWriterTests {
     @Test func aSecondWriterGetsTheLockError() throws {
         let directory = try XapianTestDirectory()
         let first = try XapianWritableDatabase(path: directory.database(), noSync: true)
-        let error = try #require(throws: XapianError.self) {
+        let error = try #require(engineFailure {
             _ = try XapianWritableDatabase(path: directory.database())
-        }
+        })
         #expect(error.code == .databaseLock)
         #expect(error.type == "DatabaseLockError")
         #expect(error.description.hasPrefix("DatabaseLockError: Unable to get write lock on"))
@@ -99,9 +99,9 @@ struct XapianWriterTests {
         try writer.setMetadata("2", forKey: "position")
         let bad = try document("bad")
         try bad.addBooleanTerm(String(repeating: "K", count: 300))
-        let error = try #require(throws: XapianError.self) {
+        let error = try #require(engineFailure {
             try writer.replaceDocument(uniqueTerm: "Qbad", document: bad)
-        }
+        })
         #expect(error.batchLost)
         #expect(error.code == .invalidArgument)
         #expect(error.description.contains("Term too long"))
@@ -119,9 +119,9 @@ struct XapianWriterTests {
     @Test func anOverlongUniqueTermIsRejectedAtWriteTime() throws {
         let directory = try XapianTestDirectory()
         let writer = try XapianWritableDatabase(path: directory.database(), noSync: true)
-        let error = try #require(throws: XapianError.self) {
+        let error = try #require(engineFailure {
             try writer.replaceDocument(uniqueTerm: "Q" + String(repeating: "x", count: 300), document: document("x"))
-        }
+        })
         #expect(error.batchLost)
         #expect(try writer.documentCount() == 0)
     }
@@ -130,16 +130,16 @@ struct XapianWriterTests {
         let directory = try XapianTestDirectory()
         let writer = try XapianWritableDatabase(path: directory.database(), noSync: true)
         try writer.replaceDocument(uniqueTerm: "Qkept", document: document("kept"))
-        let emptyKey = try #require(throws: XapianError.self) { try writer.setMetadata("x", forKey: "") }
+        let emptyKey = try #require(engineFailure { try writer.setMetadata("x", forKey: "") })
         #expect(emptyKey.code == .invalidArgument)
         #expect(emptyKey.message.contains("metadata key is empty"))
         #expect(!emptyKey.batchLost)
-        let emptyTerm = try #require(throws: XapianError.self) { try writer.deleteDocument(uniqueTerm: "") }
+        let emptyTerm = try #require(engineFailure { try writer.deleteDocument(uniqueTerm: "") })
         #expect(emptyTerm.message.contains("unique term is empty"))
-        let cancel = try #require(throws: XapianError.self) { try writer.cancelTransaction() }
+        let cancel = try #require(engineFailure { try writer.cancelTransaction() })
         #expect(cancel.code == .invalidOperation)
         #expect(try writer.documentCount() == 1)
-        let language = try #require(throws: XapianError.self) { _ = try XapianTermGenerator(language: "klingon") }
+        let language = try #require(engineFailure { _ = try XapianTermGenerator(language: "klingon") })
         #expect(language.code == .invalidArgument)
         #expect(language.message.contains("english"))
     }
@@ -149,23 +149,23 @@ struct XapianWriterTests {
         let writer = try XapianWritableDatabase(path: directory.database(), noSync: true)
         try writer.replaceDocument(uniqueTerm: "Q1", document: document("one"))
         try writer.close()
-        let error = try #require(throws: XapianError.self) { try writer.commit() }
+        let error = try #require(engineFailure { try writer.commit() })
         #expect(error.code == .databaseClosed)
-        #expect(throws: XapianError.self) { try writer.documentCount() }
+        engineFailure { try writer.documentCount() }
         // close() committed the pending document.
         #expect(try XapianDatabase(path: directory.database()).documentCount() == 1)
     }
 
     @Test func openActionsCreateOverwriteAndRequireDatabases() throws {
         let directory = try XapianTestDirectory()
-        let missing = try #require(throws: XapianError.self) {
+        let missing = try #require(engineFailure {
             _ = try XapianWritableDatabase(path: directory.database(), action: .open)
-        }
+        })
         #expect([.databaseNotFound, .databaseOpening].contains(missing.code))
         let created = try XapianWritableDatabase(path: directory.database(), action: .create, noSync: true)
         try created.replaceDocument(uniqueTerm: "Q1", document: document("one"))
         try created.close()
-        #expect(throws: XapianError.self) {
+        engineFailure {
             _ = try XapianWritableDatabase(path: directory.database(), action: .create)
         }
         let reopened = try XapianWritableDatabase(path: directory.database(), action: .open)

@@ -130,17 +130,20 @@ package struct ShardLayout: Sendable, Equatable {
         var combined: XapianDatabase?
         var missing: [String] = []
         for shard in 0..<count {
+            let database: XapianDatabase
             do {
-                let database = try openReader(shard)
-                if let combined {
-                    try combined.addDatabase(database)
-                } else {
-                    combined = database
-                }
-            } catch let error as SearchError where allowPartial {
-                guard case .shardUnavailable = error else { throw error }
+                database = try openReader(shard)
+            } catch SearchError.shardUnavailable where allowPartial {
                 missing.append(shardName(shard))
-            } catch let error as XapianError {
+                continue
+            }
+            guard let combined else {
+                combined = database
+                continue
+            }
+            do {
+                try combined.addDatabase(database)
+            } catch {
                 throw Self.naming(error, shard: shardName(shard))
             }
         }
@@ -166,7 +169,7 @@ package struct ShardLayout: Sendable, Equatable {
 
     /// Network failures become ``SearchError/shardUnavailable(shard:reason:)`` naming the shard; others pass.
     static func naming(_ error: any Error, shard: String) -> any Error {
-        guard let error = error as? XapianError, error.code == .network || error.code == .networkTimeout else { return error }
+        guard case let SearchError.engine(error, _) = error, error.code.isNetwork else { return error }
         return SearchError.shardUnavailable(shard: shard, reason: "\(error.type): \(error.message)")
     }
 

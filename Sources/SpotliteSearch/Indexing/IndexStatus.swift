@@ -67,16 +67,13 @@ public struct IndexStatus: Sendable, Hashable {
                     status.documents = try database.documentCount()
                     status.token = shardMetadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
                     metadata = metadata ?? shardMetadata
-                } catch let error as SearchError {
-                    switch error {
-                    case .shardUnavailable, .shardIdentityChanged: status.problem = error.description
-                    default: throw error
+                } catch {
+                    guard let named = ShardLayout.naming(error, shard: status.name) as? SearchError else { throw error }
+                    switch named {
+                    case .shardUnavailable, .shardIdentityChanged: status.problem = named
+                    case let .engine(failure, nil): throw SearchError.reading(failure, path: index)
+                    default: throw named
                     }
-                } catch let error as XapianError {
-                    guard case let .shardUnavailable(_, reason) = ShardLayout.naming(error, shard: status.name) as? SearchError else {
-                        throw SearchError.reading(error, path: index)
-                    }
-                    status.problem = SearchError.shardUnavailable(shard: status.name, reason: reason).description
                 }
                 shards.append(status)
             }
@@ -102,7 +99,7 @@ public struct IndexStatus: Sendable, Hashable {
                 }
                 fingerprint = metadata.fingerprint
                 updatedAt = metadata.updatedAt
-            } catch let error as XapianError {
+            } catch SearchError.engine(let error, nil) {
                 throw SearchError.reading(error, path: index)
             }
         } else {

@@ -11,8 +11,9 @@ public struct ShardStatus: Sendable, Hashable {
     public var documents: Int?
     /// The history token the shard has committed; nil when it has none or cannot be read.
     public var token: HistoryToken?
-    /// Why the shard cannot be read (unreachable, past its timeout, another database), in one line; nil when it can.
-    public var problem: String?
+    /// Why the shard cannot be read: ``SearchError/shardUnavailable(shard:reason:)`` (unreachable, past its
+    /// timeout) or ``SearchError/shardIdentityChanged(shard:expected:found:)`` (another database); nil when it can.
+    public var problem: SearchError?
 
     /// Whether the shard answered.
     public var isAvailable: Bool { problem == nil }

@@ -57,8 +57,8 @@ extension SpotliteIndexer {
         for shard in 0..<layout.count {
             do {
                 writers.append(try layout.openWriter(shard, action: .open, noSync: false, checkIdentity: true))
-            } catch let error as XapianError {
-                throw SearchError.engine(error, outcome: "while opening shard \(layout.shardName(shard)) to empty it; nothing was deleted")
+            } catch SearchError.engine(let error, nil) {
+                throw SearchError.engine(error, outcome: .nothingDeleted(shard: layout.shardName(shard)))
             }
         }
         var deleted = 0
@@ -72,7 +72,7 @@ extension SpotliteIndexer {
                 deleted += before - (try writer.documentCount())
             } catch {
                 let named = ShardLayout.naming(error, shard: layout.shardName(shard))
-                if let error = named as? XapianError {
+                if case SearchError.engine(let error, nil) = named {
                     throw SearchError.indexPartlyDeleted(shard: layout.shardName(shard), error: error)
                 }
                 throw named

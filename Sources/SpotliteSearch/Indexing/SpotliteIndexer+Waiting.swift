@@ -9,7 +9,7 @@ extension SpotliteIndexer {
         if let layout = directory.liveLayout(), layout.isPlaced {
             do {
                 return try layout.committedToken()
-            } catch let error as XapianError {
+            } catch SearchError.engine(let error, nil) {
                 throw SearchError.reading(error, path: indexPath)
             }
         }
@@ -23,7 +23,7 @@ extension SpotliteIndexer {
             let database = try XapianDatabase(path: generationPath)
             let metadata = try IndexMetadata(reading: database.metadata(forKey:))
             return metadata.token.flatMap { $0.rawValue > 0 ? $0 : nil }
-        } catch let error as XapianError {
+        } catch SearchError.engine(let error, nil) {
             throw SearchError.reading(error, path: indexPath)
         }
     }

@@ -64,8 +64,10 @@ public actor SpotliteIndexer {
     /// commit, so what is indexed stays exact) and returns early, so stopping never waits for a whole backlog.
     nonisolated let stopRequest = StopRequest()
 
-    /// The last error live indexing met, or nil after a successful update (it retries with a growing delay).
-    public var lastError: String? { updater.lastError }
+    /// The last error live indexing met, or nil after a successful update (it retries with a growing delay): a
+    /// ``SearchError`` for the index's own failures (its ``SearchError/recovery`` is the way out), else the error
+    /// of the store or of the document provider as it was thrown. Its description is what the indexer logs.
+    public var lastError: (any Error)? { updater.lastError }
 
     /// A flag shared with whoever asks the indexer to stop, readable without the actor.
     final class StopRequest: Sendable {
@@ -233,61 +235,53 @@ public actor SpotliteIndexer {
         updater.beginUpdate()
         var finished = false
         defer { if !finished { _ = updater.finishUpdate(started: started) } }
-        do {
-            let driver = try makeHistoryDriver()
-            var forced = forcedReason
-            var replays = 0
-            var damageRebuilds = 0
-            var expiredRebuilds = 0
-            while true {
-                do {
-                    // History purged past the index's token is the driver's to notice: it has the index rebuilt
-                    // (twice at most: more means cleanup outpaces rebuilding, and it says so). A reason known
-                    // already reaches beginRound(resynchronizing:), so the resume point neither opens nor judges
-                    // the index being replaced.
-                    if let reason = forced {
-                        updater.force(reason)
-                        try await driver.resynchronize(reason: reason.description)
-                    } else {
-                        try await driver.processPending()
-                    }
-                    break
-                } catch is CancellationError {
-                    // stop(): what is committed is exact; the rest is applied by the next update.
-                    break
-                } catch let error as XapianError where error.code.isDamage {
-                    // Opening the index read its metadata fine, but a table is truncated or corrupt further in.
-                    damageRebuilds += 1
-                    guard damageRebuilds <= 1 else {
-                        throw SearchError.engine(error, outcome: "the index stays at its last committed token")
-                    }
-                    forced = IndexUpdater.damageReason(error)
-                } catch let SearchError.engine(error, outcome) where error.code.isDamage {
-                    damageRebuilds += 1
-                    guard damageRebuilds <= 1 else { throw SearchError.engine(error, outcome: outcome) }
-                    forced = IndexUpdater.damageReason(error)
-                } catch HistoryError.expiredToken(let requested, let purgedThrough) {
-                    // The driver resynchronised twice in this round and the history after each rebuild was deleted
-                    // again (a short [history] maximum_duration beside a cleaning loop). `index watch` retries such
-                    // rounds; an update does too, a bounded number of times, saying why in its summary.
-                    expiredRebuilds += 1
-                    guard expiredRebuilds <= Self.maximumExpiredRebuilds else {
-                        throw SearchError.cannotWrite(path: indexPath, reason: "the store's history is deleted faster than the index consumes it (deleted through token \(purgedThrough) while rebuilding, \(expiredRebuilds) times); raise [history] maximum_duration so that it outlasts a rebuild, or keep the index up to date with `spotlite index watch`")
-                    }
-                    forced = .historyDeleted(requested: requested, purgedThrough: purgedThrough)
-                } catch let error as XapianError where error.code != .databaseLock {
-                    // A failed write discards every change since the last commit, metadata included, so the
-                    // checkpoint in the index still says exactly what it holds: replay from there.
-                    replays += 1
-                    logger.warning("index write failed (\(error)); replaying from the last committed token (attempt \(replays))")
-                    guard replays <= Self.maximumReplays else {
-                        throw SearchError.engine(error, outcome: "the index stays at its last committed token; the next update retries")
-                    }
-                    forced = nil
+        let driver = try makeHistoryDriver()
+        var forced = forcedReason
+        var replays = 0
+        var damageRebuilds = 0
+        var expiredRebuilds = 0
+        while true {
+            do {
+                // History purged past the index's token is the driver's to notice: it has the index rebuilt
+                // (twice at most: more means cleanup outpaces rebuilding, and it says so). A reason known
+                // already reaches beginRound(resynchronizing:), so the resume point neither opens nor judges
+                // the index being replaced.
+                if let reason = forced {
+                    updater.force(reason)
+                    try await driver.resynchronize(reason: reason.description)
+                } else {
+                    try await driver.processPending()
                 }
+                break
+            } catch is CancellationError {
+                // stop(): what is committed is exact; the rest is applied by the next update.
+                break
+            } catch let SearchError.engine(error, outcome) where error.code.isDamage {
+                // Opening the index read its metadata fine, but a table is truncated or corrupt further in.
+                damageRebuilds += 1
+                guard damageRebuilds <= 1 else {
+                    throw SearchError.engine(error, outcome: outcome ?? .indexAtLastCommit(nextUpdateRetries: false))
+                }
+                forced = IndexUpdater.damageReason(error)
+            } catch HistoryError.expiredToken(let requested, let purgedThrough) {
+                // The driver resynchronised twice in this round and the history after each rebuild was deleted
+                // again (a short [history] maximum_duration beside a cleaning loop). `index watch` retries such
+                // rounds; an update does too, a bounded number of times, saying why in its summary.
+                expiredRebuilds += 1
+                guard expiredRebuilds <= Self.maximumExpiredRebuilds else {
+                    throw SearchError.cannotWrite(path: indexPath, reason: "the store's history is deleted faster than the index consumes it (deleted through token \(purgedThrough) while rebuilding, \(expiredRebuilds) times); raise [history] maximum_duration so that it outlasts a rebuild, or keep the index up to date with `spotlite index watch`")
+                }
+                forced = .historyDeleted(requested: requested, purgedThrough: purgedThrough)
+            } catch SearchError.engine(let error, nil) where error.code != .databaseLock {
+                // A failed write discards every change since the last commit, metadata included, so the
+                // checkpoint in the index still says exactly what it holds: replay from there.
+                replays += 1
+                logger.warning("index write failed (\(error)); replaying from the last committed token (attempt \(replays))")
+                guard replays <= Self.maximumReplays else {
+                    throw SearchError.engine(error, outcome: .indexAtLastCommit(nextUpdateRetries: true))
+                }
+                forced = nil
             }
-        } catch let error as XapianError {
-            throw SearchError.engine(error)
         }
         finished = true
         return updater.finishUpdate(started: started)

@@ -1,4 +1,5 @@
 import GRDB
+import SpotliteStore
 
 /// The override point, like `NSCoreDataCoreSpotlightDelegate.attributeSet(for:)`: decides what a record's document
 /// holds, or leaves the record out of the index.
@@ -13,15 +14,16 @@ public protocol IndexDocumentProvider: Sendable {
     func attributeSet(for record: IndexRecord, in db: Database) throws -> AttributeSet?
 
     /// The records whose documents use values of the changed (inserted, updated or deleted) records of `entity`
-    /// with these keys, read after the change. The default: none.
-    func recordsDepending(on entity: String, keys: [DatabaseValue], in db: Database) throws -> [IndexRecordID]
+    /// with these keys, read after the change. The default: none. Records are told apart byte for byte
+    /// (``SpotliteStore/RecordID``), as SQLite tells their rows apart.
+    func recordsDepending(on entity: String, keys: [DatabaseValue], in db: Database) throws -> [RecordID]
 }
 
 extension IndexDocumentProvider {
     /// No record depends on another.
     ///
     /// - Throws: SQLite's errors (GRDB's `DatabaseError`).
-    public func recordsDepending(on entity: String, keys: [DatabaseValue], in db: Database) throws -> [IndexRecordID] {
+    public func recordsDepending(on entity: String, keys: [DatabaseValue], in db: Database) throws -> [RecordID] {
         []
     }
 }

@@ -23,28 +23,3 @@ public struct IndexRecord {
         self.row = row
     }
 }
-
-/// Names a record of the store: an entity and a key.
-public struct IndexRecordID: Sendable, Hashable {
-    /// The entity (table) name.
-    public var entity: String
-    /// The value of the entity's key column.
-    public var key: DatabaseValue
-
-    /// The record of `entity` whose key is `key`.
-    public init(entity: String, key: DatabaseValue) {
-        self.entity = entity
-        self.key = key
-    }
-
-    /// Byte for byte, as SQLite compares keys: keys that differ only in Unicode normalisation are two records.
-    public static func == (lhs: IndexRecordID, rhs: IndexRecordID) -> Bool {
-        ExactText(lhs.entity) == ExactText(rhs.entity) && ExactValue(lhs.key) == ExactValue(rhs.key)
-    }
-
-    /// Hashes the entity and the key's exact storage, consistently with ``==(_:_:)``.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(ExactText(entity))
-        hasher.combine(ExactValue(key))
-    }
-}

@@ -25,7 +25,7 @@ extension IndexSearcher {
             let data: Data?
             do {
                 data = try open.database.documentData(uniqueTerm: DocumentIdentity.term(entity: entity, key: key))
-            } catch let error as XapianError {
+            } catch SearchError.engine(let error, nil) {
                 throw SearchError.reading(error, path: indexPath)
             }
             guard let data, let decoded = DocumentData(decoding: data) else { return nil }

@@ -97,13 +97,12 @@ extension IndexSearcher {
                                             facetSlots: plan.facetSlots, timeLimit: request.timeLimit,
                                             expansion: plan.expansion, proximity: proximity,
                                             explain: request.explains)
-        } catch let error as XapianError where error.code == .timeLimit {
-            throw SearchError.overBudget(query: String(text.text), reason: "it ran longer than its time limit of \(request.timeLimit) s; narrow it with more words, a filter or fewer wildcards")
-        } catch let error as XapianError where error.code == .wildcard || error.code == .queryParser {
-            throw SearchError.invalidQuery(query: String(text.text), reason: error.message)
-        } catch let error as XapianError where error.code == .network || error.code == .networkTimeout {
-            throw error  // a placed shard went away: search() opens the shards again
-        } catch let error as XapianError {
+        } catch SearchError.engine(let error, nil) where error.code == .timeLimit {
+            throw SearchError.overBudget(query: String(text.text), exceeded: .time(limit: request.timeLimit))
+        } catch SearchError.engine(let error, nil) where error.code == .wildcard || error.code == .queryParser {
+            throw SearchError.invalidQuery(query: String(text.text), reason: .engine(error.message))
+        } catch SearchError.engine(let error, nil) where !error.code.isNetwork {
+            // A network failure passes as it is: a placed shard went away, and search() opens the shards again.
             throw SearchError.reading(error, path: indexPath)
         }
     }

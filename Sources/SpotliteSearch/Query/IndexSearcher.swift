@@ -103,7 +103,7 @@ public final class IndexSearcher: Sendable {
             let open = try currentOpen(&state)
             do {
                 return try open.database.documentCount()
-            } catch let error as XapianError {
+            } catch SearchError.engine(let error, nil) {
                 throw SearchError.reading(error, path: indexPath)
             }
         }
@@ -120,7 +120,7 @@ public final class IndexSearcher: Sendable {
     public func search(_ request: SearchRequest) throws -> SearchResults {
         let clock = ContinuousClock()
         let started = clock.now
-        var results = try SearchError.translatingEngineErrors { try state.withLock { state in
+        var results = try state.withLock { state in
             // A placed shard that went away since the last search fails the search under way: open the shards
             // again once, which names the shard that is gone (or leaves it out when partial results are allowed).
             var attempts = 0
@@ -133,13 +133,13 @@ public final class IndexSearcher: Sendable {
                     }
                     results.unavailableShards = open.missing
                     return results
-                } catch let error as XapianError where error.code.isNetwork && directory.hasShardMap {
+                } catch SearchError.engine(let error, nil) where error.code.isNetwork && directory.hasShardMap {
                     state.open = nil
                     attempts += 1
                     guard attempts < 2 else { throw Self.shardError(error) }
                 }
             }
-        } }
+        }
         let elapsed = clock.now - started
         results.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return results
@@ -159,9 +159,9 @@ public final class IndexSearcher: Sendable {
             do {
                 try open.database.reopen()
                 return open
-            } catch let error as XapianError where error.code == .network || error.code == .networkTimeout {
+            } catch SearchError.engine(let error, nil) where error.code.isNetwork {
                 state.open = nil  // a shard went away: open them again below, which names it
-            } catch let error as XapianError {
+            } catch SearchError.engine(let error, nil) {
                 throw SearchError.reading(error, path: indexPath)
             }
         }
@@ -169,7 +169,7 @@ public final class IndexSearcher: Sendable {
             let (database, missing): (XapianDatabase, [String])
             do {
                 (database, missing) = try layout.openCombined(allowPartial: allowsPartialResults)
-            } catch let error as XapianError {
+            } catch SearchError.engine(let error, nil) {
                 throw SearchError.reading(error, path: indexPath)
             }
             let open = Open(stub: stub, database: database, parser: try makeParser(database: database),
@@ -184,7 +184,7 @@ public final class IndexSearcher: Sendable {
         let database: XapianDatabase
         do {
             database = try XapianDatabase(path: directory.generationPath(generation))
-        } catch let error as XapianError {
+        } catch SearchError.engine(let error, nil) {
             throw SearchError.reading(error, path: indexPath)
         }
         try checkReplicaConfiguration(database)
@@ -282,10 +282,11 @@ public final class IndexSearcher: Sendable {
             let query = try Self.parseAsWritten(sent, with: parser, flags: flags, query: text,
                                                 checked: checked && (text.hasOperatorsOrExclusions || widened))
             return try Self.queryOrMatchAll(query, text: text)
-        } catch let error as XapianError {
+        } catch SearchError.engine(let error, nil) {
             // Xapian says only that no range processor took a range: name the field and the bound.
             let explained = error.message.contains("Unknown range operation") ? schema.rangeFailure(in: text) : nil
-            throw SearchError.invalidQuery(query: String(text.text), reason: explained ?? error.message)
+            throw SearchError.invalidQuery(query: String(text.text),
+                                           reason: explained.map { .refused(explanation: $0) } ?? .engine(error.message))
         }
     }
 
@@ -311,7 +312,7 @@ public final class IndexSearcher: Sendable {
         guard checked else { return try parser.parse(text, flags: flags) }
         let (parsed, readAsWords) = try parser.parseNotingPlainWords(text, flags: flags)
         guard !readAsWords else {
-            throw SearchError.invalidQuery(query: String(query.text), reason: "Xapian cannot read its operators and signs as written and would search them as words (brackets holding only excluded words, such as (-vim -emacs), or an operator without words on both sides); check the brackets and operators, and write a group that excludes as NOT (vim OR emacs)")
+            throw SearchError.invalidQuery(query: String(query.text), reason: .refused(explanation: "Xapian cannot read its operators and signs as written and would search them as words (brackets holding only excluded words, such as (-vim -emacs), or an operator without words on both sides); check the brackets and operators, and write a group that excludes as NOT (vim OR emacs)"))
         }
         return parsed
     }
@@ -349,22 +350,22 @@ public final class IndexSearcher: Sendable {
     /// (``checkedText(of:)``).
     static func checkBudget(_ request: SearchRequest) throws {
         guard request.offset >= 0, request.limit >= 0 else {
-            throw SearchError.invalidQuery(query: request.query, reason: "offset and limit must not be negative")
+            throw SearchError.invalidQuery(query: request.query, reason: .refused(explanation: "offset and limit must not be negative; give 0 or more"))
         }
         // Xapian reads text up to a NUL byte only: the rest of the query would be dropped without a word.
         guard !request.query.utf8.contains(0) else {
             throw SearchError.invalidQuery(query: request.query.replacingOccurrences(of: "\0", with: "\\0"),
-                                           reason: "it contains a NUL character, which cannot be searched for; remove it")
+                                           reason: .refused(explanation: "it contains a NUL character, which cannot be searched for; remove it"))
         }
-        func over(_ reason: String) -> SearchError { .overBudget(query: request.query, reason: reason) }
+        func over(_ exceeded: SearchBudgetItem) -> SearchError { .overBudget(query: request.query, exceeded: exceeded) }
         if request.limit > SearchRequest.maximumLimit {
-            throw over("a search returns at most \(SearchRequest.maximumLimit) hits, not \(request.limit); page through more with the offset")
+            throw over(.hits(requested: request.limit, maximum: SearchRequest.maximumLimit))
         }
         if request.offset > SearchRequest.maximumOffset {
-            throw over("a search skips at most \(SearchRequest.maximumOffset) hits, not \(request.offset); narrow the query or sort instead of paging that deep")
+            throw over(.offset(requested: request.offset, maximum: SearchRequest.maximumOffset))
         }
         if request.query.utf8.count > SearchRequest.maximumQueryBytes {
-            throw over("the text has \(request.query.utf8.count) bytes, more than \(SearchRequest.maximumQueryBytes); shorten it")
+            throw over(.bytes(count: request.query.utf8.count, maximum: SearchRequest.maximumQueryBytes))
         }
     }
 
@@ -375,10 +376,10 @@ public final class IndexSearcher: Sendable {
         try Self.checkBudget(request)
         let text = QueryText(request.query)
         if text.wordCount > SearchRequest.maximumWords {
-            throw SearchError.overBudget(query: request.query, reason: "it has \(text.wordCount) words, more than \(SearchRequest.maximumWords); keep the words that matter")
+            throw SearchError.overBudget(query: request.query, exceeded: .words(count: text.wordCount, maximum: SearchRequest.maximumWords))
         }
         if let problem = schema.prefixProblem(in: text) ?? schema.rangeProblem(in: text) {
-            throw SearchError.invalidQuery(query: request.query, reason: problem)
+            throw SearchError.invalidQuery(query: request.query, reason: .refused(explanation: problem))
         }
         return text
     }

@@ -10,11 +10,11 @@ package final class XapianDatabase {
     let handle: OpaquePointer
 
     /// Opens the database at `path`.
-    /// - Throws: `XapianError` (`.databaseNotFound` when there is none).
+    /// - Throws: `SearchError.engine` (`.databaseNotFound` when there is none).
     package init(path: String) throws {
         let opened = try xapianCall { cx_database_open(path, $0) }
         guard let opened else {
-            throw XapianError(code: .unknown, type: "unknown", message: "opening \(path) returned no database")
+            throw XapianError.shimFailure("opening \(path) returned no database")
         }
         handle = opened
     }
@@ -27,10 +27,10 @@ package final class XapianDatabase {
     /// Opens several databases to search them together. Metadata is read from the first.
     package convenience init(paths: [String]) throws {
         guard let first = paths.first else {
-            throw XapianError(
+            throw SearchError.engine(XapianError(
                 code: .invalidArgument, type: "InvalidArgumentError",
                 message: "no database paths given; give at least one"
-            )
+            ))
         }
         try self.init(path: first)
         for path in paths.dropFirst() {

@@ -11,7 +11,7 @@ package final class XapianDocument {
     package init() throws {
         let created = try xapianCall { cx_document_new($0) }
         guard let created else {
-            throw XapianError(code: .unknown, type: "unknown", message: "creating a document returned nothing")
+            throw XapianError.shimFailure("creating a document returned nothing")
         }
         handle = created
     }
@@ -105,7 +105,7 @@ package final class XapianDocument {
         var index = 0
         func number() throws -> UInt32 {
             guard index + 4 <= encoded.count else {
-                throw XapianError(code: .unknown, type: "unknown", message: "a document's term list ended early")
+                throw XapianError.shimFailure("a document's term list ended early")
             }
             defer { index += 4 }
             return (0..<4).reduce(UInt32(0)) { $0 | UInt32(encoded[index + $1]) << (8 * UInt32($1)) }
@@ -113,7 +113,7 @@ package final class XapianDocument {
         while index < encoded.count {
             let length = Int(try number())
             guard index + length <= encoded.count else {
-                throw XapianError(code: .unknown, type: "unknown", message: "a document's term list ended early")
+                throw XapianError.shimFailure("a document's term list ended early")
             }
             let bytes = Array(encoded[index..<index + length])
             index += length

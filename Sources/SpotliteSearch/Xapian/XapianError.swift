@@ -2,11 +2,12 @@ import CXapian
 
 /// A failure of the Xapian engine (or of the shim around it), typed once where it crosses the C boundary.
 ///
-/// The public API never throws it on its own: it reaches callers inside ``SearchError/engine(_:outcome:)``, or
-/// already turned into a more specific ``SearchError`` (a lock into ``SearchError/indexLocked(path:holderPID:)``,
-/// damage into ``SearchError/indexCorrupt(path:reason:)``, a bad query into ``SearchError/invalidQuery(query:reason:)``).
-/// Decide by ``code``; ``type`` and ``message`` are Xapian's own words, for people.
-public struct XapianError: Error, CustomStringConvertible, Sendable, Equatable {
+/// Nothing throws it on its own: the wrappers of the engine throw it inside ``SearchError/engine(_:outcome:)``, and
+/// the public API either passes that on or turns it into a more specific ``SearchError`` (a lock into
+/// ``SearchError/indexLocked(path:holderPID:)``, damage into ``SearchError/indexCorrupt(path:reason:)``, a bad query
+/// into ``SearchError/invalidQuery(query:reason:)``). Decide by ``code`` (or ``SearchError/engineCode``); ``type``
+/// and ``message`` are Xapian's own words, for people.
+public struct XapianError: Error, CustomStringConvertible, Sendable, Hashable {
     /// What kind of failure happened: one case per Xapian error class that Spotlite tells apart.
     public enum Code: Sendable, Hashable {
         /// Another writer holds the database's write lock (`DatabaseLockError`).
@@ -138,14 +139,21 @@ public struct XapianError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 }
 
+extension XapianError {
+    /// A shim call that failed without an error of its own (it returned nothing), as the wrappers throw it.
+    static func shimFailure(_ message: String) -> SearchError {
+        .engine(XapianError(code: .unknown, type: "unknown", message: message))
+    }
+}
+
 /// Runs a shim call that reports failure through a `cx_error **` out-parameter, turning it into a thrown
-/// `XapianError`.
+/// ``SearchError/engine(_:outcome:)``: the one place where the engine's failures become the library's error.
 @inline(__always)
 func xapianCall<Result>(_ body: (UnsafeMutablePointer<OpaquePointer?>) -> Result) throws -> Result {
     var error: OpaquePointer?
     let result = body(&error)
     if let error {
-        throw XapianError(consuming: error)
+        throw SearchError.engine(XapianError(consuming: error))
     }
     return result
 }

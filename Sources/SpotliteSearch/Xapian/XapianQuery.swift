@@ -21,7 +21,7 @@ package struct XapianQuery: CustomStringConvertible {
     init(taking make: (UnsafeMutablePointer<OpaquePointer?>) -> OpaquePointer?) throws {
         let made = try xapianCall(make)
         guard let made else {
-            throw XapianError(code: .unknown, type: "unknown", message: "building a query returned nothing")
+            throw XapianError.shimFailure("building a query returned nothing")
         }
         handle = Handle(made)
     }

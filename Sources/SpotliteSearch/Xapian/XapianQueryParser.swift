@@ -51,11 +51,11 @@ package final class XapianQueryParser {
     /// - Parameters:
     ///   - language: stemmer language; use the one the documents were indexed with (nil or "none": none).
     ///   - stopwords: words dropped from queries.
-    /// - Throws: `XapianError` (`.invalidArgument` for an unknown language).
+    /// - Throws: `SearchError.engine` (`.invalidArgument` for an unknown language).
     package init(language: String? = "english", stopwords: XapianStopwords = .english) throws {
         let created = try xapianCall { cx_query_parser_new($0) }
         guard let created else {
-            throw XapianError(code: .unknown, type: "unknown", message: "creating a query parser returned nothing")
+            throw XapianError.shimFailure("creating a query parser returned nothing")
         }
         handle = created
         _ = try xapianCall { cx_query_parser_set_stemmer(handle, language, $0) }
@@ -153,7 +153,7 @@ package final class XapianQueryParser {
     }
 
     /// Parses `text`.
-    /// - Throws: `XapianError` with `.queryParser` for malformed text such as `invoice AND`.
+    /// - Throws: `SearchError.engine` with `.queryParser` for malformed text such as `invoice AND`.
     package func parse(_ text: String, flags: Flags = .standard) throws -> XapianQuery {
         try XapianBytes.with(text) { pointer, length in
             try XapianQuery { cx_query_parser_parse(handle, pointer, length, flags.rawValue, $0) }
@@ -163,7 +163,7 @@ package final class XapianQueryParser {
     /// Parses `text`, and says whether Xapian could not read its syntax and read it as plain words instead (it does
     /// so silently on a syntax error its grammar has no message for: brackets holding only excluded words, an
     /// operator at the end). Costs a second parse.
-    /// - Throws: `XapianError` as ``parse(_:flags:)``.
+    /// - Throws: `SearchError.engine` as ``parse(_:flags:)``.
     package func parseNotingPlainWords(_ text: String, flags: Flags = .standard) throws -> (query: XapianQuery, readAsWords: Bool) {
         var readAsWords = false
         let query = try XapianBytes.with(text) { pointer, length in

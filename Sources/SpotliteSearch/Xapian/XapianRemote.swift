@@ -48,13 +48,13 @@ package struct XapianRemote: Sendable, Hashable, CustomStringConvertible {
 
 extension XapianDatabase {
     /// Opens the database `remote` serves, read-only.
-    /// - Throws: `XapianError` with `.network` (refused, unreachable, hung up) or `.networkTimeout`.
+    /// - Throws: `SearchError.engine` with `.network` (refused, unreachable, hung up) or `.networkTimeout`.
     package convenience init(remote: XapianRemote) throws {
         let opened = try xapianCall {
             cx_database_open_remote(remote.host, remote.shimPort, remote.shimTimeout, remote.shimConnectTimeout, $0)
         }
         guard let opened else {
-            throw XapianError(code: .unknown, type: "unknown", message: "opening \(remote) returned no database")
+            throw XapianError.shimFailure("opening \(remote) returned no database")
         }
         self.init(handle: opened)
     }
@@ -80,14 +80,14 @@ extension XapianDatabase {
 extension XapianWritableDatabase {
     /// Opens the database `remote` serves (`xapian-tcpsrv --writable`, which creates it when missing) for writing.
     /// - Parameter retryLock: wait while another client writes it instead of failing with `.databaseLock`.
-    /// - Throws: `XapianError` with `.network`, `.networkTimeout` or `.databaseLock`.
+    /// - Throws: `SearchError.engine` with `.network`, `.networkTimeout` or `.databaseLock`.
     package convenience init(remote: XapianRemote, retryLock: Bool = false) throws {
         let opened = try xapianCall {
             cx_writable_database_open_remote(remote.host, remote.shimPort, remote.shimTimeout, remote.shimConnectTimeout,
                                              retryLock ? cx_db_retry_lock : 0, $0)
         }
         guard let opened else {
-            throw XapianError(code: .unknown, type: "unknown", message: "opening \(remote) returned no database")
+            throw XapianError.shimFailure("opening \(remote) returned no database")
         }
         self.init(handle: opened)
     }
@@ -102,7 +102,7 @@ extension XapianWritableDatabase {
     /// - Parameter spellingSlot: the value slot where each document recorded the spelling words it fed (see
     ///   ``writeDocument(uniqueTerm:document:spellingWords:slot:fresh:)``): they are taken out of the spelling data
     ///   with the document. Nil where documents keep no record (a remote shard's).
-    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    /// - Throws: `SearchError.engine`; when `batchLost` is set, every change since the last commit is gone.
     @discardableResult
     package func sweep(prefix: String, keeping keep: String, spellingSlot: UInt32? = nil) throws -> Int {
         try XapianBytes.with(prefix) { prefixPointer, prefixLength in

@@ -166,7 +166,7 @@ extension XapianDatabase {
     ///   - bm25: weighting parameters (nil: Xapian's defaults).
     ///   - facetSlots: value slots whose values are counted over the matches.
     ///   - timeLimit: seconds the match may run before the search fails with `.timeLimit` (0: no limit).
-    /// - Throws: `XapianError` (`.wildcard` when a wildcard expands beyond the parser's limit).
+    /// - Throws: `SearchError.engine` (`.wildcard` when a wildcard expands beyond the parser's limit).
     package func search(
         _ query: XapianQuery, offset: Int = 0, limit: Int = 10, checkAtLeast: Int = 0,
         sort: XapianSort = .relevance, bm25: XapianBM25? = nil, facetSlots: [UInt32] = [], maxRetries: Int = 5,
@@ -174,11 +174,11 @@ extension XapianDatabase {
         explain: Bool = false
     ) throws -> XapianSearchResults {
         guard offset >= 0, limit >= 0, checkAtLeast >= 0, maxRetries >= 0 else {
-            throw XapianError(
+            throw SearchError.engine(XapianError(
                 code: .invalidArgument, type: "InvalidArgumentError",
                 message: "offset \(offset), limit \(limit), checkAtLeast \(checkAtLeast) and maxRetries "
                     + "\(maxRetries) must not be negative"
-            )
+            ))
         }
         var options = cx_search_options()
         options.offset = UInt32(clamping: offset)
@@ -234,7 +234,7 @@ extension XapianDatabase {
             }
         }
         guard let mset else {
-            throw XapianError(code: .unknown, type: "unknown", message: "searching returned no results")
+            throw XapianError.shimFailure("searching returned no results")
         }
         return try XapianSearchResults(taking: mset, facetSlots: facetSlots, explained: explain)
     }

@@ -16,7 +16,7 @@ package final class XapianSpellingWords {
     package init() throws {
         let created = try xapianCall { cx_spelling_words_new($0) }
         guard let created else {
-            throw XapianError(code: .unknown, type: "unknown", message: "creating spelling words returned nothing")
+            throw XapianError.shimFailure("creating spelling words returned nothing")
         }
         handle = created
     }

@@ -16,11 +16,11 @@ package final class XapianStemmer {
     /// - Parameters:
     ///   - language: stemmer language, as for `XapianQueryParser` (nil or "none": none).
     ///   - capacity: words remembered before the memory is cleared and filled again (0: none).
-    /// - Throws: `XapianError` (`.invalidArgument` for an unknown language).
+    /// - Throws: `SearchError.engine` (`.invalidArgument` for an unknown language).
     package init(language: String?, capacity: Int = XapianStemmer.defaultCapacity) throws {
         let made = try xapianCall { cx_stemmer_new(language, max(0, capacity), $0) }
         guard let made else {
-            throw XapianError(code: .unknown, type: "unknown", message: "creating a stemmer returned nothing")
+            throw XapianError.shimFailure("creating a stemmer returned nothing")
         }
         handle = made
         self.language = language

@@ -18,12 +18,12 @@ package final class XapianTermGenerator {
     ///   - rememberedStems: how many words' stems to remember (0: none). Stemming is about a third of indexing a
     ///     document's text, and a collection's words recur from document to document: a remembered word costs a
     ///     lookup instead. The terms are the same either way.
-    /// - Throws: `XapianError` (`.invalidArgument` for an unknown language).
+    /// - Throws: `SearchError.engine` (`.invalidArgument` for an unknown language).
     package init(language: String? = "english", stopwords: XapianStopwords = .english, cjkNgrams: Bool = true,
                  rememberedStems: Int = 0) throws {
         let created = try xapianCall { cx_term_generator_new($0) }
         guard let created else {
-            throw XapianError(code: .unknown, type: "unknown", message: "creating a term generator returned nothing")
+            throw XapianError.shimFailure("creating a term generator returned nothing")
         }
         handle = created
         // deinit frees the handle if a setting below throws.

@@ -32,14 +32,14 @@ package final class XapianWritableDatabase {
     /// - Parameters:
     ///   - noSync: skip fsync on commit (faster, not crash-safe; for tests and rebuilds).
     ///   - retryLock: wait for another writer to release the lock instead of failing with `.databaseLock`.
-    /// - Throws: `XapianError` (`.databaseLock` when another writer holds the lock).
+    /// - Throws: `SearchError.engine` (`.databaseLock` when another writer holds the lock).
     package init(path: String, action: OpenAction = .createOrOpen, noSync: Bool = false, retryLock: Bool = false) throws {
         var flags = action.flags
         if noSync { flags |= cx_db_no_sync }
         if retryLock { flags |= cx_db_retry_lock }
         let opened = try xapianCall { error in cx_writable_database_open(path, flags, error) }
         guard let opened else {
-            throw XapianError(code: .unknown, type: "unknown", message: "opening \(path) returned no database")
+            throw XapianError.shimFailure("opening \(path) returned no database")
         }
         handle = opened
     }
@@ -105,7 +105,7 @@ package final class XapianWritableDatabase {
 
     /// Stores `document` as the only document with id term `uniqueTerm` (added to the document), replacing
     /// any earlier one. Returns the document id.
-    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    /// - Throws: `SearchError.engine`; when `batchLost` is set, every change since the last commit is gone.
     @discardableResult
     package func replaceDocument(uniqueTerm: String, document: XapianDocument) throws -> UInt32 {
         try XapianBytes.with(uniqueTerm) { term, length in
@@ -117,7 +117,7 @@ package final class XapianWritableDatabase {
 
     /// Adds `document` with id term `uniqueTerm` without looking for an existing one: only for a database known not
     /// to hold that term (a fresh rebuild), where it saves `replaceDocument`'s lookup.
-    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    /// - Throws: `SearchError.engine`; when `batchLost` is set, every change since the last commit is gone.
     @discardableResult
     package func addDocument(uniqueTerm: String, document: XapianDocument) throws -> UInt32 {
         try XapianBytes.with(uniqueTerm) { term, length in
@@ -130,7 +130,7 @@ package final class XapianWritableDatabase {
     /// Stores `document` (with id term `uniqueTerm` added) as document `id`, found by ``documentIDs(prefix:)``:
     /// unlike ``replaceDocument(uniqueTerm:document:)`` it makes Xapian look nothing up, and each lookup writes out
     /// the positions of every document written since the previous one, at a cost that grows with the database.
-    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    /// - Throws: `SearchError.engine`; when `batchLost` is set, every change since the last commit is gone.
     package func replaceDocument(id: UInt32, uniqueTerm: String, document: XapianDocument) throws {
         try XapianBytes.with(uniqueTerm) { term, length in
             _ = try xapianCall { cx_writable_database_replace_document_id(handle, id, term, length, document.handle, $0) }
@@ -162,11 +162,10 @@ package final class XapianWritableDatabase {
         return ids
     }
 
-    private static let malformedListing = XapianError(code: .unknown, type: "unknown",
-                                                      message: "the shim's document listing is truncated")
+    private static let malformedListing = XapianError.shimFailure("the shim's document listing is truncated")
 
     /// Deletes the document with id term `uniqueTerm`; a missing one is not an error.
-    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    /// - Throws: `SearchError.engine`; when `batchLost` is set, every change since the last commit is gone.
     package func deleteDocument(uniqueTerm: String) throws {
         try XapianBytes.with(uniqueTerm) { term, length in
             _ = try xapianCall { cx_writable_database_delete_document(handle, term, length, $0) }
@@ -179,7 +178,7 @@ package final class XapianWritableDatabase {
     /// document recorded come out, `spellingWords` go in, and only each word's difference is written. A replaced
     /// document without a record has nothing taken out.
     /// - Returns: false when the replaced document recorded the same digest and words: nothing was written.
-    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    /// - Throws: `SearchError.engine`; when `batchLost` is set, every change since the last commit is gone.
     @discardableResult
     package func writeDocument(uniqueTerm: String, document: XapianDocument, spellingWords: XapianSpellingWords,
                                slot: UInt32, fresh: Bool) throws -> Bool {
@@ -206,7 +205,7 @@ package final class XapianWritableDatabase {
     /// Writes the values and data of `document` over those of the document with id term `uniqueTerm`, keeping its
     /// terms and its record's spelling words, for a record whose change touched no column that makes terms.
     /// Xapian then neither compares nor rewrites the terms and their positions.
-    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    /// - Throws: `SearchError.engine`; when `batchLost` is set, every change since the last commit is gone.
     package func writeDocumentRest(uniqueTerm: String, document: XapianDocument, slot: UInt32) throws -> RestWrite {
         try XapianBytes.with(uniqueTerm) { term, length in
             var applied = false, written = false
@@ -220,7 +219,7 @@ package final class XapianWritableDatabase {
 
     /// Deletes the document with id term `uniqueTerm` (a missing one is not an error), first taking the spelling
     /// words recorded in its value `slot` out of the spelling table.
-    /// - Throws: `XapianError`; when `batchLost` is set, every change since the last commit is gone.
+    /// - Throws: `SearchError.engine`; when `batchLost` is set, every change since the last commit is gone.
     package func deleteDocument(uniqueTerm: String, spellingSlot slot: UInt32) throws {
         try XapianBytes.with(uniqueTerm) { term, length in
             _ = try xapianCall { cx_writable_database_delete_document_spelling(handle, term, length, slot, $0) }

@@ -364,32 +364,31 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     /// change is a delete), then their related records, with their current documents read in one snapshot.
     private func batch(of page: HistoryChangePage) throws -> HistoryBatch<Consumer.Document> {
         var changed: [RecordID] = []
-        var isDeleted: [ExactRecordKey: Bool] = [:]
+        var isDeleted: [RecordID: Bool] = [:]
         for transaction in page.transactions {
             for change in transaction.changes where consumer.includes(change) {
                 let record = RecordID(entity: change.entity, key: change.key)
-                let identity = ExactRecordKey(record)
-                if isDeleted[identity] == nil { changed.append(record) }
-                isDeleted[identity] = change.changeType == .delete
+                if isDeleted[record] == nil { changed.append(record) }
+                isDeleted[record] = change.changeType == .delete
             }
         }
         let consumer = self.consumer
         let (upserts, deletions) = try store.read { db in
-            var seen = Set(changed.map(ExactRecordKey.init))
-            let related = try consumer.relatedRecords(of: changed, in: db).filter { seen.insert(ExactRecordKey($0)).inserted }
+            var seen = Set(changed)
+            let related = try consumer.relatedRecords(of: changed, in: db).filter { seen.insert($0).inserted }
             let records = changed + related
-            let wanted = records.filter { isDeleted[ExactRecordKey($0)] != true }
+            let wanted = records.filter { isDeleted[$0] != true }
             let documents = try consumer.documents(for: wanted, in: db)
             precondition(documents.count == wanted.count,
                          "\(Consumer.self).documents(for:in:) returned \(documents.count) documents for \(wanted.count) records")
-            var found: [ExactRecordKey: Consumer.Document] = [:]
+            var found: [RecordID: Consumer.Document] = [:]
             for (record, document) in zip(wanted, documents) {
-                if let document { found[ExactRecordKey(record)] = document }
+                if let document { found[record] = document }
             }
             var upserts: [HistoryBatch<Consumer.Document>.Upsert] = []
             var deletions: [RecordID] = []
             for record in records {
-                if let document = found[ExactRecordKey(record)] {
+                if let document = found[record] {
                     upserts.append(.init(record: record, document: document))
                 } else {
                     deletions.append(record)

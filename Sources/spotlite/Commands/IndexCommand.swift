@@ -232,7 +232,7 @@ struct IndexCommand: AsyncParsableCommand {
             // The status is shown in full; a shard that cannot be read still fails the command, for scripts and
             // monitoring, with the first such shard's one-line error.
             if let problem = status.shards.first(where: { !$0.isAvailable })?.problem {
-                throw CommandFailure(message: EngineText.readable(problem), status: ExitStatus.failure)
+                throw CommandFailure(message: EngineText.readable(problem.description), status: ExitStatus.failure)
             }
         }
     }
@@ -311,7 +311,7 @@ struct IndexCommand: AsyncParsableCommand {
         for shard in status.shards {
             let name = "  " + shard.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
             if let problem = shard.problem {
-                lines.append(name + "unavailable: " + EngineText.readable(problem))
+                lines.append(name + "unavailable: " + EngineText.readable(problem.description))
             } else {
                 lines.append(name + Plural.count(shard.documents ?? 0, "document") + ", token \(shard.token.map { "\($0)" } ?? "0")")
             }

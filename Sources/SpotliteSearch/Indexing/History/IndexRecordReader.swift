@@ -24,7 +24,7 @@ struct IndexRecordReader {
     /// The current documents of `records`, in the same order: nil for a record deleted since (or left out by the
     /// provider), whose document is to be deleted.
     ///
-    /// Rows answer by their document's id term (``DocumentIdentity``), byte for byte (see ``ExactValue``): SQLite
+    /// Rows answer by their document's id term (``DocumentIdentity``), byte for byte (see ``ExactText``): SQLite
     /// compares a key with the column's affinity, so the row found may hold the key in the column's type.
     func documents(for records: [RecordID], in db: Database) throws -> [RecordDocument?] {
         guard !records.isEmpty else { return [] }
@@ -52,15 +52,15 @@ struct IndexRecordReader {
     }
 
     /// The records the provider says depend on the changed ones, other than the changed ones themselves, each once
-    /// (byte for byte, as ``IndexRecordID`` compares).
+    /// (byte for byte, as ``SpotliteStore/RecordID`` compares).
     func dependents(of changed: [RecordID], in db: Database) throws -> [RecordID] {
         guard let provider, !changed.isEmpty else { return [] }
-        var seen = Set(changed.map { IndexRecordID(entity: $0.entity, key: $0.key) })
+        var seen = Set(changed)
         var dependents: [RecordID] = []
         for (entity, records) in Dictionary(grouping: changed, by: \.entity).sorted(by: { $0.key < $1.key }) {
             for dependent in try provider.recordsDepending(on: entity, keys: records.map(\.key), in: db)
             where schema.entities[dependent.entity] != nil && seen.insert(dependent).inserted {
-                dependents.append(RecordID(entity: dependent.entity, key: dependent.key))
+                dependents.append(dependent)
             }
         }
         return dependents

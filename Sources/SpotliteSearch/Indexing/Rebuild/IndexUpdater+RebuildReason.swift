@@ -30,9 +30,9 @@ extension IndexUpdater {
             shards = try layout.metadata()
             let database = try XapianDatabase(path: generationPath)
             _ = try database.documentCount()
-        } catch let error as XapianError where error.code.isNetwork {
+        } catch let error as SearchError where error.engineCode?.isNetwork == true {
             // A remote shard that cannot be reached is not damaged: rebuilding would only fail the same way.
-            throw SearchError.engine(error)
+            throw error
         } catch {
             return .unreadable(detail: "\(error)")
         }

@@ -134,7 +134,7 @@ extension IndexUpdater {
             writer = try ShardWriterSet(layout: layout, action: .open, noSync: false, schema: schema,
                                         writeHook: settings.documentWriteHook, commitHook: settings.shardCommitHook,
                                         tagTerm: layout.tagTerm)
-        } catch let error as XapianError where error.code == .databaseLock {
+        } catch SearchError.engine(let error, nil) where error.code == .databaseLock {
             throw SearchError.indexLocked(path: indexPath, holderPID: nil)
         }
         let round = IndexRound(writer: writer)

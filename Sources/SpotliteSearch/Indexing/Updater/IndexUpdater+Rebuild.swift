@@ -45,8 +45,8 @@ extension IndexUpdater {
                 throw error
             }
             try writers.close()
-        } catch let error as XapianError {
-            throw SearchError.engine(error, outcome: "while rebuilding the index; the index in use is unchanged")
+        } catch SearchError.engine(let error, nil) {
+            throw SearchError.engine(error, outcome: .rebuildDiscarded)
         }
         try layout.writeStub()
         for shardPath in layout.shardPaths { try Self.syncTree(shardPath) }
@@ -94,8 +94,8 @@ extension IndexUpdater {
                 throw error
             }
             try writers.close()
-        } catch let error as XapianError {
-            throw SearchError.engine(error, outcome: "while rebuilding the index in place; the shards keep their last committed token")
+        } catch SearchError.engine(let error, nil) {
+            throw SearchError.engine(error, outcome: .inPlaceRebuildStopped)
         }
         let map = ShardMap(generation: generation,
                            shards: zip(locations, uuids).map { ShardMap.Shard(location: $0.description, uuid: $1) })

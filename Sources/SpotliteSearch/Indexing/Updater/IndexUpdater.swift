@@ -46,7 +46,7 @@ final class IndexUpdater: Sendable {
         /// Whether live mode runs: only a live round's failure is kept in ``lastError`` (an update throws it).
         var isLive = false
         /// The last error live indexing met, or nil after a successful round.
-        var lastError: String?
+        var lastError: (any Error)?
         /// Set once the indexer is gone: every later step of a round ends it with `CancellationError`.
         var isRetired = false
 
@@ -122,7 +122,7 @@ final class IndexUpdater: Sendable {
     }
 
     /// The last error live indexing met, or nil after a successful round.
-    var lastError: String? { state.withLock { $0.lastError } }
+    var lastError: (any Error)? { state.withLock { $0.lastError } }
 
     /// The indexer is gone: closes the round's shards (waiting for their queued work, so the writer lock released
     /// next frees an index the next indexer can open at once) and ends every later step of the round.
@@ -183,13 +183,12 @@ final class IndexUpdater: Sendable {
                 state.lastError = nil
             case .failure(let error):
                 if error is CancellationError { return }
-                var engineError = error as? XapianError
-                if case SearchError.engine(let inner, _) = error { engineError = inner }
-                if let engineError, engineError.code.isDamage { state.damageRebuildReason = Self.damageReason(engineError) }
+                if case SearchError.engine(let engineError, _) = error, engineError.code.isDamage {
+                    state.damageRebuildReason = Self.damageReason(engineError)
+                }
                 guard state.isLive else { return }
-                let shown = (error as? XapianError).map { SearchError.engine($0) as any Error } ?? error
-                state.lastError = "\(shown)"
-                logger.error("live index update failed: \(shown); retrying")
+                state.lastError = error
+                logger.error("live index update failed: \(error); retrying")
             }
         }
     }

@@ -4,9 +4,9 @@ import GRDB
 ///
 /// Swift's `String` equality is canonical, so `"café"` in NFC and in NFD (`e` + U+0301) are equal strings, and
 /// GRDB's `DatabaseValue` compares text the same way; SQLite compares bytes, so they are two rows. Dictionaries
-/// and sets of keys or id terms use this type (or ``ExactText``), never `String` or `DatabaseValue`, so two such
-/// records are never merged into one.
-struct ExactValue: Hashable, Sendable {
+/// and sets of keys use this type (``RecordID`` compares its key with it; id terms use SpotliteSearch's
+/// `ExactText`), never `String` or `DatabaseValue`, so two such records are never merged into one.
+package struct ExactValue: Hashable, Sendable {
     private enum Storage: Hashable, Sendable {
         case null
         case integer(Int64)
@@ -17,7 +17,7 @@ struct ExactValue: Hashable, Sendable {
 
     private let storage: Storage
 
-    init(_ value: DatabaseValue) {
+    package init(_ value: DatabaseValue) {
         switch value.storage {
         case .null: storage = .null
         case .int64(let number): storage = .integer(number)
@@ -25,14 +25,5 @@ struct ExactValue: Hashable, Sendable {
         case .string(let text): storage = .text(Array(text.utf8))
         case .blob(let data): storage = .blob(Array(data))
         }
-    }
-}
-
-/// Text compared and hashed byte for byte (see ``ExactValue``): the identity Xapian gives terms.
-struct ExactText: Hashable, Sendable {
-    let bytes: [UInt8]
-
-    init(_ text: String) {
-        bytes = Array(text.utf8)
     }
 }
