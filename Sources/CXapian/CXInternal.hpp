@@ -287,6 +287,10 @@ auto read_retrying(cx_database &handle, unsigned max_retries, Body &&read) -> de
 
 constexpr unsigned default_max_retries = 5;
 
+/// The most matches a search over remote shards may look at and still collapse on the id slot to learn its
+/// candidates' id terms with the match (every server then sends that many matches, a few dozen bytes each).
+constexpr uint32_t collapsed_matches_limit = 1000;
+
 /// The distinct free-text terms of `words` (starting with a lower-case letter, a digit or a non-ASCII byte), in
 /// query order: the words whose consecutive pairs the proximity boost looks for.
 std::vector<std::string> proximity_words(const Xapian::Query &words);

@@ -214,9 +214,6 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
     if (words.size() < 2 || options.offset >= proximity->depth) {
         // Past the re-ranked matches the order is the query's own: no positions to read.
         result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least, nullptr, deadline.get());
-        // A hint to ask for the page's documents together over remote shards (Xapian 1.4's MSet::fetch is safe from
-        // the first item only; 1.4.22 was seen still asking for them one at a time).
-        if (has_remote && options.offset == 0) result->mset.fetch(result->mset.begin(), result->mset.end());
         for (Xapian::MSetIterator hit = result->mset.begin(); hit != result->mset.end(); ++hit) {
             result->hits.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});
             result->data.push_back(hit.get_document().get_data());
@@ -225,18 +222,20 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
         uint32_t end = options.limit > UINT32_MAX - options.offset ? UINT32_MAX : options.offset + options.limit;
         // One match past the depth, to see whether the last candidate is tied with the first one left out.
         uint32_t fetched = std::max(end, proximity->depth == UINT32_MAX ? UINT32_MAX : proximity->depth + 1);
+        // Over remote shards each match comes with its collapse key, so collapsing on the id slot (one document
+        // per id term: nothing is collapsed) names the candidates to the servers without reading their documents,
+        // a round trip each. Collapsing makes every server send `check_at_least` matches rather than `fetched`:
+        // kept to searches that look at few (facet counts look at every match).
+        bool ids_collapsed = has_remote && proximity->has_id_slot && options.check_at_least <= cx::collapsed_matches_limit;
+        if (ids_collapsed) enquire.set_collapse_key(proximity->id_slot, 1);
         result->mset = enquire.get_mset(0, fetched, options.check_at_least, nullptr, deadline.get());
         cx_bm25_params params = options.bm25 != nullptr ? *options.bm25 : cx_bm25_default_params();
         std::vector<cx_hit> order;
         bool reranked = false;
-        if (has_remote) {
-            // The candidates' documents (their id terms) and the page's: a hint to ask for them together.
-            result->mset.fetch(result->mset.begin(), result->mset.end());
-            if (proximity->has_id_slot) {
-                cx::ServerProximityReranker reranker(db, words, *proximity, params);
-                reranked = reranker.rerank(result->mset, end, order);
-                result->reweighed += reranker.reweighed();
-            }
+        if (has_remote && proximity->has_id_slot) {
+            cx::ServerProximityReranker reranker(db, words, *proximity, params);
+            reranked = reranker.rerank(result->mset, end, ids_collapsed, order);
+            result->reweighed += reranker.reweighed();
         }
         if (!reranked) {
             cx::ProximityReranker reranker(db, words, *proximity, params, has_remote);

@@ -11,7 +11,7 @@ namespace cx {
 // adds for it, BM25 of each word in the document from the whole index's statistics. The pairs are OR-ed, so a
 // candidate's weight in this match is its boost. A word in two pairs is counted twice in the query: with k3 = 0
 // BM25's query-frequency factor is 1 whatever that count, as for a word given once; k2 = 0 as in the local reading.
-bool ServerProximityReranker::rerank(const Xapian::MSet &base, size_t end, std::vector<cx_hit> &order) {
+bool ServerProximityReranker::rerank(const Xapian::MSet &base, size_t end, bool ids_collapsed, std::vector<cx_hit> &order) {
     std::vector<cx_hit> ranked = base_order(base);
     size_t depth = candidate_count(ranked, options_.depth);
     if (depth == 0 || words_.size() < 2 || end == 0) {
@@ -22,7 +22,8 @@ bool ServerProximityReranker::rerank(const Xapian::MSet &base, size_t end, std::
     ids.reserve(depth);
     std::unordered_map<Xapian::docid, size_t> candidates;
     for (size_t index = 0; index < depth; ++index) {
-        std::string id = base[Xapian::doccount(index)].get_document().get_value(options_.id_slot);
+        Xapian::MSetIterator candidate = base[Xapian::doccount(index)];
+        std::string id = ids_collapsed ? candidate.get_collapse_key() : candidate.get_document().get_value(options_.id_slot);
         if (id.empty()) return false;
         ids.emplace_back(std::move(id));
         candidates.emplace(ranked[index].docid, index);

@@ -67,15 +67,20 @@ struct XapianRemoteRankingTests {
             .map { (String(decoding: $0.data, as: UTF8.self), $0.weight) }
     }
 
+    /// `checkAtLeast`: matches to look at (over remote shards, more than ``collapsedMatchesLimit`` makes the
+    /// servers' boost read the candidates' documents for their id terms instead of learning them with the match).
     private func search(_ db: XapianDatabase, _ text: String, weight: Double, offset: Int, limit: Int,
-                        idSlot: UInt32? = nil) throws -> XapianSearchResults {
+                        idSlot: UInt32? = nil, checkAtLeast: Int = 0) throws -> XapianSearchResults {
         let parser = try XapianQueryParser()
         let query = try parser.parse(text)
         try parser.setStemmingStrategy(.none)
         let words = try parser.parse(text)
-        return try db.search(query, offset: offset, limit: limit,
+        return try db.search(query, offset: offset, limit: limit, checkAtLeast: checkAtLeast,
                              proximity: XapianProximity(words: words, window: 4, weight: weight, depth: 100, idSlot: idSlot))
     }
+
+    /// The shim's `collapsed_matches_limit`.
+    private static let collapsedMatchesLimit = 1000
 
     /// The same hits in the same order, weights equal within rounding (the servers add the same terms up in
     /// another order).
@@ -106,13 +111,21 @@ struct XapianRemoteRankingTests {
         for text in queries {
             for weight in [0.25, 1] {
                 for (offset, limit) in [(0, 10), (0, 1), (3, 7), (20, 10), (90, 20), (99, 1), (120, 10), (0, 400)] {
-                    let context = "\(text) weight \(weight) page \(offset)+\(limit)"
-                    // The local shards read positions; the servers match the candidates by their id terms.
-                    let expected = try page(local, text, weight: weight, offset: offset, limit: limit, idSlot: Self.idSlot)
-                    let got = try search(served, text, weight: weight, offset: offset, limit: limit, idSlot: Self.idSlot)
-                    expectSame(got.hits.map { (String(decoding: $0.data, as: UTF8.self), $0.weight) }, expected, context)
-                    // (The second corpus ties so many matches that the depth may shrink to none.)
-                    if corpus == 0 && offset < 100 { #expect(got.reweighedDocuments > 0, "\(context): the candidates are weighed again") }
+                    // The candidates' id terms learnt with the match (a few matches looked at), and read from their
+                    // documents (every match looked at, as for exact facet counts).
+                    for checkAtLeast in [0, 100, Self.collapsedMatchesLimit + 1] {
+                        let context = "\(text) weight \(weight) page \(offset)+\(limit), looking at \(checkAtLeast)"
+                        // The local shards read positions; the servers match the candidates by their id terms.
+                        let expectedResults = try search(local, text, weight: weight, offset: offset, limit: limit,
+                                                         idSlot: Self.idSlot, checkAtLeast: checkAtLeast)
+                        let expected = expectedResults.hits.map { (String(decoding: $0.data, as: UTF8.self), $0.weight) }
+                        let got = try search(served, text, weight: weight, offset: offset, limit: limit, idSlot: Self.idSlot,
+                                             checkAtLeast: checkAtLeast)
+                        expectSame(got.hits.map { (String(decoding: $0.data, as: UTF8.self), $0.weight) }, expected, context)
+                        // (Totals are estimates that Xapian merges otherwise over remote shards, collapsing or not.)
+                        // (The second corpus ties so many matches that the depth may shrink to none.)
+                        if corpus == 0 && offset < 100 { #expect(got.reweighedDocuments > 0, "\(context): the candidates are weighed again") }
+                    }
                 }
             }
         }
