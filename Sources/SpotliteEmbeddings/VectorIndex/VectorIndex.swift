@@ -66,9 +66,10 @@ public final class VectorIndex: Sendable {
 
     /// The default ``hnswThreshold``: exact search returns the true nearest vectors, so the graph, which may miss
     /// some, is only worth it where scanning every vector costs too much. It also costs its build every time the
-    /// index is opened or reloaded (tens of seconds per 100,000 vectors on one core) and a second copy of the
-    /// vectors in memory; exact search grows linearly (a memory-bound scan of 1.5 KiB per vector), so the switch
-    /// sits where one scan costs about three times the catalogue-sized one (docs/embeddings.md has the figures).
+    /// index is opened or reloaded (tens of seconds per 100,000 vectors on one core, shared among the cores) and a
+    /// second copy of the vectors in memory; exact search grows linearly (a memory-bound scan of the compact copy,
+    /// dimensions + 8 bytes per vector), so the switch sits where one scan costs several times the catalogue-sized
+    /// one (`spotlite-bench embeddings --hnsw-vectors` prints both at each size; docs/embeddings.md has the figures).
     public static let defaultHNSWThreshold = 200_000
 
     private struct Memory: ~Copyable {
