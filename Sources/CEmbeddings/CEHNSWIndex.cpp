@@ -2,8 +2,13 @@
 
 #include <hnswlib/hnswlib.h>
 
+#include <atomic>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
 #include <unordered_set>
+#include <vector>
 
 struct ce_hnsw {
     std::unique_ptr<hnswlib::InnerProductSpace> space;
@@ -79,6 +84,74 @@ bool ce_hnsw_add(ce_hnsw *index, const float *vector, uint64_t label, char **err
             graph.resizeIndex(std::max<size_t>(graph.max_elements_ * 2, 1024));
         }
         graph.addPoint(vector, label);
+        return true;
+    } catch (...) {
+        ce::set_current_error(error, "adding to the HNSW graph");
+        return false;
+    }
+}
+
+bool ce_hnsw_add_all(ce_hnsw *index, const float *vectors, const uint64_t *labels, int64_t count, int32_t threads,
+                     void (*progress)(void *context, int64_t added), void *context, int64_t progress_step,
+                     char **error) noexcept {
+    if (index == nullptr || count < 0 || (count > 0 && (vectors == nullptr || labels == nullptr))) {
+        ce::set_error(error, "ce_hnsw_add_all: missing argument");
+        return false;
+    }
+    if (count == 0) return true;
+    try {
+        auto &graph = *index->graph;
+        // Resizing is not safe while others insert: room for all of them first.
+        size_t needed = graph.cur_element_count + size_t(count);
+        if (needed > graph.max_elements_) graph.resizeIndex(needed);
+        const size_t dimensions = size_t(index->dimensions);
+        std::atomic<int64_t> next{0}, added{0};
+        std::atomic<bool> failed{false};
+        std::mutex failure_lock;
+        std::string failure;
+        auto work = [&](bool reports) {
+            int64_t report_at = progress_step > 0 ? progress_step : count + 1;
+            while (!failed.load(std::memory_order_relaxed)) {
+                int64_t i = next.fetch_add(1, std::memory_order_relaxed);
+                if (i >= count) break;
+                try {
+                    graph.addPoint(vectors + size_t(i) * dimensions, labels[i]);
+                } catch (...) {
+                    failed.store(true);
+                    char *message = nullptr;
+                    ce::set_current_error(&message, "adding to the HNSW graph");
+                    try {
+                        std::lock_guard<std::mutex> guard(failure_lock);
+                        if (failure.empty() && message != nullptr) failure = message;
+                    } catch (...) {
+                    }
+                    std::free(message);
+                    break;
+                }
+                int64_t done = added.fetch_add(1, std::memory_order_relaxed) + 1;
+                if (reports && progress != nullptr && done >= report_at) {
+                    progress(context, done);
+                    report_at = (done / progress_step + 1) * progress_step;
+                }
+            }
+        };
+        int32_t helpers = int32_t(std::min<int64_t>(std::max(threads, 1) - 1, count / 1000));
+        std::vector<std::thread> pool;
+        pool.reserve(size_t(std::max(helpers, 0)));
+        for (int32_t t = 0; t < helpers; ++t) {
+            try {
+                pool.emplace_back([&work] { work(false); });
+            } catch (...) {
+                break; // fewer threads: the caller's thread and those started still add every vector
+            }
+        }
+        work(true);
+        for (auto &thread : pool) thread.join();
+        if (failed.load()) {
+            ce::set_error(error, failure.empty() ? std::string("adding to the HNSW graph failed") : failure);
+            return false;
+        }
+        if (progress != nullptr) progress(context, added.load());
         return true;
     } catch (...) {
         ce::set_current_error(error, "adding to the HNSW graph");

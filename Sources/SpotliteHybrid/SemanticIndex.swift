@@ -14,6 +14,8 @@ public struct SemanticIndex: Sendable {
     public let fields: [String: [String]]
     /// The configuration's `[embeddings]` table.
     public let settings: EmbeddingsConfiguration
+    /// Where the rounds of every ``embedder`` of this index spend their time.
+    public let embedderTimings = EmbeddingRoundTimings()
 
     /// A semantic index over an open model and vector index: `fields` are the embedded text fields by entity.
     public init(encoder: SentenceEncoder, vectors: VectorIndex, fields: [String: [String]],
@@ -41,7 +43,7 @@ public struct SemanticIndex: Sendable {
     /// An embedding consumer keeping ``vectors`` in line with the store, under the configured author.
     public var embedder: EmbeddingIndexer {
         EmbeddingIndexer(encoder: encoder, vectors: vectors, fields: fields, modelName: (settings.model as NSString).lastPathComponent,
-                         consumerName: settings.author, batchSize: settings.batchSize)
+                         consumerName: settings.author, batchSize: settings.batchSize, timings: embedderTimings)
     }
 }
 

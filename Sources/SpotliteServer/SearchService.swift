@@ -140,7 +140,7 @@ final class SearchService: Sendable {
     /// `/metrics`.
     func metricsText() async -> Response {
         let documents = try? await onSearcher(of: readers) { try $0.documentCount() }
-        let text = metrics.text(documents: documents, token: events.lastToken)
+        let text = metrics.text(documents: documents, token: events.lastToken, embedder: semantic?.embedderTimings.totals)
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }

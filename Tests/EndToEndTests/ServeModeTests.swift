@@ -79,6 +79,14 @@ struct ServeModeTests {
             return (answer["hits"] as? [[String: Any]])?.first?["key"] as? String == "sourdough-timer"
         }
         #expect(found)
+        // /metrics tells where the live embedder's rounds spent their time.
+        let metrics = try server.http.get("/metrics").text
+        let rounds = metrics.split(separator: "\n").first { $0.hasPrefix("spotlite_embedder_rounds_total ") }
+            .flatMap { Int($0.split(separator: " ")[1]) }
+        #expect((rounds ?? 0) >= 1, "\(metrics)")
+        for stage in ["reading", "embedding", "committing", "finishing"] {
+            #expect(metrics.contains("spotlite_embedder_seconds_total{stage=\"\(stage)\"} "), "\(stage)")
+        }
     }
 
     @Test("spotlite mcp: the search tool takes mode semantic and hybrid, with the hits of `spotlite search --mode`")

@@ -86,6 +86,28 @@ struct EmbeddingIndexerTests {
         #expect(try fixture.vectors.state().cursor?.token == fixture.store.currentToken())
     }
 
+    @Test("Each round's time is told by stage: reading, embedding, committing, finishing")
+    func roundTimings() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        try fixture.insert("r1", "Pancakes", "Flour, eggs and milk fried in butter.")
+        let driver = try HistoryConsumerDriver(store: fixture.store, consumer: fixture.embedder)
+        _ = try await driver.processPending()
+        let afterSnapshot = fixture.embedder.timings.totals
+        #expect(afterSnapshot.rounds == 1 && afterSnapshot.batches >= 1)
+        try fixture.insert("r2", "Omelette", "Eggs beaten and folded in a hot pan.")
+        _ = try await driver.processPending()
+        _ = try await driver.processPending()
+        let totals = fixture.embedder.timings.totals
+        #expect(totals.rounds == 3)
+        #expect(totals.batches == afterSnapshot.batches + 1)
+        #expect(totals.embedding > afterSnapshot.embedding && totals.committing > afterSnapshot.committing)
+        #expect(totals.reading > 0 && totals.finishing > 0)
+        #expect(abs(totals.total - (totals.reading + totals.embedding + totals.committing + totals.finishing)) < 1e-12)
+        #expect(try fixture.vectors.cursor() == fixture.vectors.state().cursor)
+        #expect(try fixture.vectors.cursor()?.token == fixture.store.currentToken())
+    }
+
     @Test("A new driver resumes from the cursor committed with the vectors and embeds nothing twice")
     func resumesWhereItStopped() async throws {
         let fixture = try Fixture()

@@ -2,6 +2,7 @@ import Foundation
 import SpotliteEmbeddings
 import SpotliteStore
 import SpotliteTestSupport
+import Synchronization
 import Testing
 
 @Suite("The vector index: vectors and their cursor committed together", .blockingWork)
@@ -141,6 +142,41 @@ struct VectorIndexTests {
         #expect(Double(agreeing) / Double(total) >= 0.95)
         let onlyNotes = try graph.search(vectors[3], limit: 5, entities: ["Note"])
         #expect(onlyNotes.isEmpty)
+    }
+
+    @Test("The HNSW graph is built on several threads, telling its progress, and finds what exact search finds")
+    func graphBuiltOnThreads() throws {
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        final class Reports: Sendable {
+            let added = Mutex<[Int]>([])
+            let totals = Mutex<Set<Int>>([])
+        }
+        let reports = Reports()
+        let graph = try VectorIndex(path: path, hnswThreshold: 100, graphThreads: 4) { added, total in
+            reports.added.withLock { $0.append(added) }
+            reports.totals.withLock { _ = $0.insert(total) }
+        }
+        let exact = try VectorIndex(path: path, hnswThreshold: 1_000_000)
+        let vectors = randomVectors(3000, dimensions: 32, seed: 21)
+        try exact.commit(VectorChanges(upserts: vectors.enumerated().map { .init(record: record($0.offset), vector: $0.element) }),
+                         cursor: nil)
+        var agreeing = 0, total = 0
+        for query in randomVectors(30, dimensions: 32, seed: 22) {
+            let truth = Set(try exact.search(query, limit: 10).map(\.record))
+            let found = try graph.search(query, limit: 10)
+            #expect(found.count == 10)
+            agreeing += found.filter { truth.contains($0.record) }.count
+            total += 10
+        }
+        #expect(Double(agreeing) / Double(total) >= 0.95)
+        let added = reports.added.withLock { $0 }
+        #expect(!added.isEmpty && added == added.sorted() && added.last == 3000)
+        #expect(reports.totals.withLock { $0 } == [3000])
+        // Every vector is in the graph once: each is its own nearest.
+        for row in stride(from: 0, to: 3000, by: 97) {
+            #expect(try graph.search(vectors[row], limit: 1, candidates: 3000).first?.record == record(row))
+        }
     }
 
     @Test("A search's own HNSW candidate list trades recall for time; exact search ignores it")

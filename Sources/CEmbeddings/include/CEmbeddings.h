@@ -105,6 +105,29 @@ bool ce_exact_search(const float *matrix, int64_t rows, int32_t dimensions, cons
                      const uint8_t *allowed, float *scores, int64_t *best_rows, float *best_scores, int32_t *found,
                      char **error) CE_NOEXCEPT;
 
+/**
+ * The compact copy of `rows` vectors ([rows, dimensions], row-major) that ce_exact_search_compact scans: for each
+ * row, `dimensions` signed codes in `codes` (a quarter of the bytes of the floats) and a scale in `scales`, the
+ * component i being about codes[i] × scale, and in `radii` a bound on how far the row's compact score of any query
+ * q can be from its true dot product, in units of |q|: the length of the row's quantisation error plus the scan's
+ * rounding. A row with a component that is not finite gets an infinite radius (every search rescores it).
+ */
+bool ce_quantize(const float *vectors, int64_t rows, int32_t dimensions, int8_t *codes, float *scales, float *radii,
+                 char **error) CE_NOEXCEPT;
+
+/**
+ * What ce_exact_search returns, by reading the compact copy of the rows (ce_quantize) instead of `matrix`: every row
+ * is scored from its codes; the best k of those are scored exactly, and so is every row whose compact score plus its
+ * radius × |query| reaches the k-th best exact score found, and only those. The answer is the exact top k: the
+ * score of a row is its dot product with `query` summed in double precision component by component (so ties and
+ * near-ties come out as the true values order them, ties by lower row), returned as float. `*rescored`, when not
+ * NULL, receives how many rows were read from `matrix`. `scores` is scratch of `rows` floats.
+ */
+bool ce_exact_search_compact(const float *matrix, const int8_t *codes, const float *scales, const float *radii,
+                             int64_t rows, int32_t dimensions, const float *query, int32_t k, const uint8_t *allowed,
+                             float *scores, int64_t *best_rows, float *best_scores, int32_t *found, int64_t *rescored,
+                             char **error) CE_NOEXCEPT;
+
 /* MARK: - HNSW (hnswlib, inner product over normalised vectors) */
 
 typedef struct ce_hnsw ce_hnsw;
@@ -118,6 +141,15 @@ void ce_hnsw_free(ce_hnsw *index) CE_NOEXCEPT;
 bool ce_hnsw_save(ce_hnsw *index, const char *path, char **error) CE_NOEXCEPT;
 /** Adds `vector` under `label`, or replaces the vector of an existing label (undeleting it). */
 bool ce_hnsw_add(ce_hnsw *index, const float *vector, uint64_t label, char **error) CE_NOEXCEPT;
+/**
+ * Adds `count` vectors ([count, dimensions], row-major) under `labels` (distinct), on `threads` threads at once (the
+ * caller's included; hnswlib's insertion locks each node it links). The graph grows first to hold them all. Every
+ * `progress_step` vectors added, the caller's thread calls `progress(context, added)` when `progress` is not NULL.
+ * On failure the vectors added before it stay in the graph.
+ */
+bool ce_hnsw_add_all(ce_hnsw *index, const float *vectors, const uint64_t *labels, int64_t count, int32_t threads,
+                     void (*progress)(void *context, int64_t added), void *context, int64_t progress_step,
+                     char **error) CE_NOEXCEPT;
 /** Marks `label` deleted; a label not in the graph, or already deleted, is not an error. */
 bool ce_hnsw_remove(ce_hnsw *index, uint64_t label, char **error) CE_NOEXCEPT;
 /** Elements in the graph, deleted ones included. */

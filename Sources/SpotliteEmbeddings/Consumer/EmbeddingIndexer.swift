@@ -36,10 +36,14 @@ public struct EmbeddingIndexer: HistoryConsumer {
     public let modelName: String
     /// Records embedded per call to the model.
     public let batchSize: Int
+    /// Where its rounds' time goes (shared by its copies).
+    public let timings: EmbeddingRoundTimings
 
-    /// An embedder of `fields` (entity → text columns) with `encoder` into `vectors`.
+    /// An embedder of `fields` (entity → text columns) with `encoder` into `vectors`, timing its rounds into `timings`.
     public init(encoder: SentenceEncoder, vectors: VectorIndex, fields: [String: [String]],
-                modelName: String? = nil, consumerName: String = EmbeddingIndexer.defaultName, batchSize: Int = 64) {
+                modelName: String? = nil, consumerName: String = EmbeddingIndexer.defaultName, batchSize: Int = 64,
+                timings: EmbeddingRoundTimings = EmbeddingRoundTimings()) {
+        self.timings = timings
         self.encoder = encoder
         self.vectors = vectors
         self.fields = fields
@@ -94,12 +98,25 @@ public struct EmbeddingIndexer: HistoryConsumer {
 
     /// Embeds the batch's upserts and commits them, its deletions and its cursor in one transaction.
     public func apply(_ batch: HistoryBatch<String>) async throws {
+        timings.batchBegan()
         if batch.kind == .snapshot, batch.isFirstOfSnapshot { try vectors.removeAll() }
         var changes = VectorChanges(deletions: batch.deletions)
         let embedded = try embed(batch.upserts.map { ($0.record, $0.document) })
         changes.upserts = embedded.upserts
         changes.deletions += embedded.empty
+        timings.embedded()
         try vectors.commit(changes, cursor: batch.cursor, model: (encoder.fingerprint, modelName), fields: fieldsDescription)
+        timings.committed()
+    }
+
+    /// Starts timing the round (``timings``).
+    public func roundWillBegin(number: Int, resynchronizing reason: HistoryResynchronizationReason?) async throws {
+        timings.roundBegan()
+    }
+
+    /// Ends timing the round (``timings``).
+    public func roundDidEnd(number: Int, result: Result<HistoryConsumerRound, any Error>) async {
+        timings.roundEnded()
     }
 
     /// The vectors of `texts`, `batchSize` at a time; records whose text has no words come back in `empty`.
@@ -133,14 +150,14 @@ public struct EmbeddingIndexer: HistoryConsumer {
 
     /// After the cursor committed with the vectors; the start when there is none.
     public func resumePoint() async throws -> HistoryResumePoint {
-        guard let cursor = try vectors.state().cursor else { return .start }
+        guard let cursor = try vectors.cursor() else { return .start }
         return .after(cursor)
     }
 
     /// When the vectors were made by another model than ``encoder``, or of other fields than ``fields``.
     public func resynchronizationReason(resumingAfter cursor: HistoryCursor) async throws -> String? {
-        let state = try vectors.state()
-        guard state.vectors > 0 else { return nil }
+        let state = try vectors.madeBy()
+        guard state.held else { return nil }
         if let dimensions = state.dimensions, dimensions != encoder.dimensions {
             return "the vectors have \(dimensions) dimensions but the model \(modelName) makes \(encoder.dimensions)"
         }
@@ -176,6 +193,8 @@ public struct EmbeddingIndexer: HistoryConsumer {
             }
             return (token, texts)
         }
+        // Timed as one batch: the rebuild table's writes count as embedding, the switch as committing.
+        timings.batchBegan()
         try vectors.beginRebuild()
         let chunk = batchSize * 16
         var start = 0
@@ -184,8 +203,10 @@ public struct EmbeddingIndexer: HistoryConsumer {
             try vectors.appendToRebuild(try embed(Array(texts[start..<end])).upserts)
             start = end
         }
+        timings.embedded()
         try vectors.finishRebuild(cursor: HistoryCursor(token: token), model: (encoder.fingerprint, modelName),
                                   dimensions: encoder.dimensions, fields: fieldsDescription)
+        timings.committed()
         return .completed(through: token)
     }
 }

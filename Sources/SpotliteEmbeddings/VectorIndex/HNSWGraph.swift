@@ -33,6 +33,34 @@ final class HNSWGraph {
         guard added else { throw EmbeddingError.computation(EncoderCore.take(message) ?? "adding to the HNSW graph failed") }
     }
 
+    /// Adds the rows of `values` (row-major, ``dimensions`` per row) under `labels`, on `threads` threads, calling
+    /// `progress` on the calling thread with the count added so far, about every hundredth of them.
+    func addAll(_ values: [Float], labels: [Int64], threads: Int,
+                progress: (@Sendable (_ added: Int, _ total: Int) -> Void)?) throws {
+        precondition(values.count == labels.count * dimensions)
+        guard !labels.isEmpty else { return }
+        final class Reporter {
+            let report: (Int) -> Void
+            init(_ report: @escaping (Int) -> Void) { self.report = report }
+        }
+        let total = labels.count
+        let reporter = progress.map { progress in Reporter { progress($0, total) } }
+        let context = reporter.map { Unmanaged.passUnretained($0).toOpaque() }
+        let report: @convention(c) (UnsafeMutableRawPointer?, Int64) -> Void = { context, added in
+            guard let context else { return }
+            Unmanaged<Reporter>.fromOpaque(context).takeUnretainedValue().report(Int(added))
+        }
+        let callback = reporter == nil ? nil : report
+        var message: UnsafeMutablePointer<CChar>?
+        let added = withExtendedLifetime(reporter) {
+            labels.map { UInt64(bitPattern: $0) }.withUnsafeBufferPointer { labels in
+                ce_hnsw_add_all(handle, values, labels.baseAddress, Int64(total), Int32(clamping: threads), callback, context,
+                                Int64(max(1_000, total / 100)), &message)
+            }
+        }
+        guard added else { throw EmbeddingError.computation(EncoderCore.take(message) ?? "building the HNSW graph failed") }
+    }
+
     func remove(label: Int64) throws {
         var message: UnsafeMutablePointer<CChar>?
         guard ce_hnsw_remove(handle, UInt64(bitPattern: label), &message) else {

@@ -12,10 +12,13 @@ import Synchronization
 /// history cursor they reflect and the model that made them: a commit writes vectors, deletions and cursor in
 /// one transaction, so after a crash at any point the file holds either the batch and its cursor or neither.
 ///
-/// Searches scan the vectors in memory: exactly (one matrix-vector product over a contiguous Float32 matrix)
-/// below ``hnswThreshold`` vectors, through an HNSW graph (hnswlib) above it, rebuilt from the vectors when the
-/// index is opened and kept up to date by commits. A commit from another process or handle is seen by the next
-/// search, which reloads.
+/// Searches scan the vectors in memory: exactly below ``hnswThreshold`` vectors, through an HNSW graph (hnswlib)
+/// above it, rebuilt from the vectors when the index is opened and kept up to date by commits. A commit from another
+/// process or handle is seen by the next search, which reloads.
+///
+/// Exact search reads a compact copy of the vectors (one byte per component, a quarter of the Float32 matrix: the
+/// scan is bound by the bytes it reads), then scores exactly, from the Float32 vectors, every record whose compact
+/// score could still be among the best: the answer is the exact one, never an approximation (``ExactScan``).
 ///
 /// A rebuild writes a second table beside the live one (``beginRebuild()``, ``appendToRebuild(_:)``) and
 /// switches in one transaction (``finishRebuild(cursor:model:dimensions:)``): searches see the old vectors or the
@@ -27,14 +30,46 @@ public final class VectorIndex: Sendable {
     public let hnswThreshold: Int
     /// The HNSW search's candidate list (hnswlib's ef): larger is slower and finds more of the true nearest.
     public let hnswCandidates: Int
+    /// How exact search reads the vectors.
+    public let exactScan: ExactScan
+    /// Threads that build the HNSW graph (hnswlib inserts on several at once).
+    public let graphThreads: Int
+    private let graphProgress: (@Sendable (_ added: Int, _ total: Int) -> Void)?
     private let database: DatabaseQueue
     private let memory: Mutex<Memory>
+    private let statistics = Mutex(ScanStatistics())
+
+    /// How exact search reads the vectors; both return the same records in the same order (up to the rounding of
+    /// single-precision sums between near-ties, for ``float32``).
+    public enum ExactScan: Sendable, Hashable {
+        /// A scan of the compact copy (one byte per component), then the exact score, summed in double precision
+        /// from the Float32 vectors, of every record whose compact score is within its error bound of the best:
+        /// a quarter of the bytes of ``float32``, plus a few rows.
+        case compact
+        /// One matrix-vector product (BLAS) over the whole Float32 matrix, ranked by its single-precision sums: the
+        /// reference the compact scan is measured against.
+        case float32
+    }
+
+    /// What exact searches read, counted since the index was opened.
+    public struct ScanStatistics: Sendable, Hashable {
+        /// Exact searches run.
+        public var searches = 0
+        /// Rows they scanned (compact or Float32).
+        public var rowsScanned = 0
+        /// Rows a compact scan scored again from their Float32 vector.
+        public var rowsRescored = 0
+        /// Bytes of vectors they read: the compact rows with their scale and radius, the rows rescored, or the
+        /// Float32 rows.
+        public var bytesRead = 0
+    }
 
     /// The default ``hnswThreshold``: exact search returns the true nearest vectors, so the graph, which may miss
     /// some, is only worth it where scanning every vector costs too much. It also costs its build every time the
-    /// index is opened or reloaded (tens of seconds per 100,000 vectors on one core) and a second copy of the
-    /// vectors in memory; exact search grows linearly (a memory-bound scan of 1.5 KiB per vector), so the switch
-    /// sits where one scan costs about three times the catalogue-sized one (docs/embeddings.md has the figures).
+    /// index is opened or reloaded (tens of seconds per 100,000 vectors on one core, shared among the cores) and a
+    /// second copy of the vectors in memory; exact search grows linearly (a memory-bound scan of the compact copy,
+    /// dimensions + 8 bytes per vector), so the switch sits where one scan costs several times the catalogue-sized
+    /// one (`spotlite-bench embeddings --hnsw-vectors` prints both at each size; docs/embeddings.md has the figures).
     public static let defaultHNSWThreshold = 200_000
 
     private struct Memory: ~Copyable {
@@ -46,11 +81,20 @@ public final class VectorIndex: Sendable {
 
     /// Opens (creating when absent) the vector index in the folder `path`.
     ///
+    /// - Parameters:
+    ///   - exactScan: how exact search reads the vectors (``ExactScan/compact`` unless measuring).
+    ///   - graphThreads: threads that build the HNSW graph; one per core by default.
+    ///   - graphProgress: called while the HNSW graph is built, with the vectors added so far and their total.
     /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)`` when the folder or its file cannot be created or read.
-    public init(path: String, hnswThreshold: Int = VectorIndex.defaultHNSWThreshold, hnswCandidates: Int = 128) throws {
+    public init(path: String, hnswThreshold: Int = VectorIndex.defaultHNSWThreshold, hnswCandidates: Int = 128,
+                exactScan: ExactScan = .compact, graphThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
+                graphProgress: (@Sendable (_ added: Int, _ total: Int) -> Void)? = nil) throws {
         self.path = path
         self.hnswThreshold = hnswThreshold
         self.hnswCandidates = hnswCandidates
+        self.exactScan = exactScan
+        self.graphThreads = max(1, graphThreads)
+        self.graphProgress = graphProgress
         let file = URL(fileURLWithPath: path).appendingPathComponent("vectors.sqlite").path
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -67,6 +111,7 @@ public final class VectorIndex: Sendable {
                     CREATE TABLE IF NOT EXISTS vector (entity TEXT NOT NULL, key NOT NULL, vector BLOB NOT NULL,
                         truncated INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (entity, key));
                     INSERT OR IGNORE INTO meta (name, value) VALUES ('version', 0);
+                    \(Self.truncatedIndex)
                     """)
             }
         } catch let error as EmbeddingError {
@@ -78,6 +123,9 @@ public final class VectorIndex: Sendable {
     }
 
     private var file: String { URL(fileURLWithPath: path).appendingPathComponent("vectors.sqlite").path }
+
+    /// The records whose text was cut, indexed: counting them reads this index instead of every vector.
+    private static let truncatedIndex = "CREATE INDEX IF NOT EXISTS vector_truncated ON vector (truncated) WHERE truncated;"
 
     private func wrap<T>(_ body: () throws -> T) throws -> T {
         do {
@@ -98,15 +146,10 @@ public final class VectorIndex: Sendable {
         try wrap {
             try database.read { db -> VectorIndexState in
                 let meta = try Self.meta(db)
-                let counts = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(truncated), 0) FROM vector")
-                let vectors: Int = counts?[0] ?? 0
-                let truncated: Int = counts?[1] ?? 0
-                var cursor: HistoryCursor?
-                if meta["cursor"] != nil {
-                    let token = Int64.fromDatabaseValue(meta["cursor_token"] ?? .null)
-                    let change = Int64.fromDatabaseValue(meta["cursor_change"] ?? .null)
-                    cursor = HistoryCursor(token: token.map { HistoryToken($0) }, changeID: change)
-                }
+                // Both counts read an index (the key's, and the partial one of cut records), not the vectors.
+                let vectors = try Int.fetchOne(db, sql: "SELECT count(*) FROM vector") ?? 0
+                let truncated = try Int.fetchOne(db, sql: "SELECT count(*) FROM vector WHERE truncated") ?? 0
+                let cursor = Self.cursor(meta)
                 let dimensions = Int.fromDatabaseValue(meta["dimensions"] ?? .null)
                 let fingerprint = String.fromDatabaseValue(meta["model_fingerprint"] ?? .null)
                 let name = String.fromDatabaseValue(meta["model_name"] ?? .null)
@@ -115,6 +158,36 @@ public final class VectorIndex: Sendable {
                                         fields: String.fromDatabaseValue(meta["fields"] ?? .null), cursor: cursor)
             }
         }
+    }
+
+    /// The history cursor the vectors reflect, as committed: what ``state()`` says, without counting the vectors
+    /// (a consumer asks on every round).
+    ///
+    /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)``.
+    public func cursor() throws -> HistoryCursor? {
+        try wrap { try database.read { db in Self.cursor(try Self.meta(db)) } }
+    }
+
+    /// Whether any vector is held, with the model, dimensions and fields they were made with: what a consumer checks
+    /// on every round, without counting the vectors.
+    func madeBy() throws -> (held: Bool, dimensions: Int?, modelFingerprint: String?, modelName: String?, fields: String?) {
+        try wrap {
+            try database.read { db in
+                let meta = try Self.meta(db)
+                let held = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM vector)") ?? false
+                return (held, Int.fromDatabaseValue(meta["dimensions"] ?? .null),
+                        String.fromDatabaseValue(meta["model_fingerprint"] ?? .null),
+                        String.fromDatabaseValue(meta["model_name"] ?? .null),
+                        String.fromDatabaseValue(meta["fields"] ?? .null))
+            }
+        }
+    }
+
+    private static func cursor(_ meta: [String: DatabaseValue]) -> HistoryCursor? {
+        guard meta["cursor"] != nil else { return nil }
+        let token = Int64.fromDatabaseValue(meta["cursor_token"] ?? .null)
+        let change = Int64.fromDatabaseValue(meta["cursor_change"] ?? .null)
+        return HistoryCursor(token: token.map { HistoryToken($0) }, changeID: change)
     }
 
     private static func meta(_ db: Database) throws -> [String: DatabaseValue] {
@@ -182,9 +255,9 @@ public final class VectorIndex: Sendable {
                 let version = try database.write { db -> Int64 in
                     let meta = try Self.meta(db)
                     var dimensions = Int.fromDatabaseValue(meta["dimensions"] ?? .null)
-                    let held = try Int.fetchOne(db, sql: "SELECT count(*) FROM vector") ?? 0
                     if let first = changes.upserts.first {
-                        if dimensions == nil || held == 0 {
+                        let held = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM vector)") ?? false
+                        if dimensions == nil || !held {
                             dimensions = first.vector.count
                             try Self.setMeta(db, "dimensions", first.vector.count)
                         }
@@ -274,7 +347,7 @@ public final class VectorIndex: Sendable {
                     guard try db.tableExists("vector_rebuild") else {
                         throw EmbeddingError.vectorIndex(path: file, problem: "no rebuild to finish")
                     }
-                    try db.execute(sql: "DROP TABLE vector; ALTER TABLE vector_rebuild RENAME TO vector")
+                    try db.execute(sql: "DROP TABLE vector; ALTER TABLE vector_rebuild RENAME TO vector; \(Self.truncatedIndex)")
                     try Self.setMeta(db, "dimensions", dimensions)
                     try Self.setMeta(db, "model_fingerprint", model.fingerprint)
                     try Self.setMeta(db, "model_name", model.name)
@@ -346,18 +419,41 @@ public final class VectorIndex: Sendable {
                 var rows = [Int64](repeating: 0, count: k)
                 var similarities = [Float](repeating: 0, count: k)
                 var found: Int32 = 0
+                var rescored: Int64 = 0
                 var message: UnsafeMutablePointer<CChar>?
-                let succeeded = matrix.values.withUnsafeBufferPointer { values in
-                    memory.scores.withUnsafeMutableBufferPointer { scores in
-                        ce_exact_search(values.baseAddress, Int64(matrix.count), Int32(matrix.dimensions), query, Int32(k),
-                                        mask, scores.baseAddress, &rows, &similarities, &found, &message)
+                let count = Int64(matrix.count), dimensions = Int32(matrix.dimensions)
+                let succeeded = memory.scores.withUnsafeMutableBufferPointer { scores in
+                    matrix.values.withUnsafeBufferPointer { values in
+                        switch exactScan {
+                        case .compact:
+                            matrix.codes.withUnsafeBufferPointer { codes in
+                                ce_exact_search_compact(values.baseAddress, codes.baseAddress, matrix.scales, matrix.radii, count,
+                                                        dimensions, query, Int32(k), mask, scores.baseAddress, &rows,
+                                                        &similarities, &found, &rescored, &message)
+                            }
+                        case .float32:
+                            ce_exact_search(values.baseAddress, count, dimensions, query, Int32(k), mask, scores.baseAddress,
+                                            &rows, &similarities, &found, &message)
+                        }
                     }
                 }
                 guard succeeded else { throw EmbeddingError.computation(EncoderCore.take(message) ?? "exact search failed") }
+                let bytes = exactScan == .compact
+                    ? matrix.count * (matrix.dimensions + 8) + Int(rescored) * matrix.dimensions * 4
+                    : matrix.count * matrix.dimensions * 4
+                statistics.withLock { statistics in
+                    statistics.searches += 1
+                    statistics.rowsScanned += matrix.count
+                    statistics.rowsRescored += Int(rescored)
+                    statistics.bytesRead += bytes
+                }
                 return (0..<Int(found)).map { VectorHit(record: matrix.records[Int(rows[$0])], similarity: similarities[$0]) }
             }
         }
     }
+
+    /// What exact searches through this handle have read since it was opened.
+    public var scanStatistics: ScanStatistics { statistics.withLock { $0 } }
 
     /// The stored vectors of `records`; records without a vector are left out.
     ///
@@ -402,7 +498,7 @@ public final class VectorIndex: Sendable {
         fresh.matrix = loaded.1
         if let matrix = loaded.1, matrix.count >= hnswThreshold {
             let graph = try HNSWGraph(dimensions: matrix.dimensions, capacity: matrix.count)
-            for row in 0..<matrix.count { try graph.add(matrix.vector(at: row), label: matrix.labels[row]) }
+            try graph.addAll(matrix.values, labels: matrix.labels, threads: graphThreads, progress: graphProgress)
             fresh.graph = graph
         }
         memory = fresh

@@ -1,3 +1,4 @@
+import SpotliteEmbeddings
 import Synchronization
 
 /// Request counts and latencies by route, written out in Prometheus' text format by `/metrics`.
@@ -36,8 +37,9 @@ final class ServerMetrics: Sendable {
         }
     }
 
-    /// The metrics as Prometheus text, with the index's `documents` and `token` (nil: unknown).
-    func text(documents: Int?, token: Int64?) -> String {
+    /// The metrics as Prometheus text, with the index's `documents` and `token` (nil: unknown), and the live
+    /// embedder's time by stage when it runs.
+    func text(documents: Int?, token: Int64?, embedder: EmbeddingRoundTimings.Totals? = nil) -> String {
         var lines: [String] = []
         state.withLock { state in
             lines.append("# HELP spotlite_http_requests_total HTTP requests answered, by route, method and status.")
@@ -63,6 +65,17 @@ final class ServerMetrics: Sendable {
         lines.append("# HELP spotlite_index_token The history token the index reflects.")
         lines.append("# TYPE spotlite_index_token gauge")
         if let token { lines.append("spotlite_index_token \(token)") }
+        if let embedder {
+            lines.append("# HELP spotlite_embedder_rounds_total Rounds of the live embedder (vectors kept current).")
+            lines.append("# TYPE spotlite_embedder_rounds_total counter")
+            lines.append("spotlite_embedder_rounds_total \(embedder.rounds)")
+            lines.append("# HELP spotlite_embedder_seconds_total Time of the live embedder's rounds, by stage.")
+            lines.append("# TYPE spotlite_embedder_seconds_total counter")
+            for (stage, seconds) in [("reading", embedder.reading), ("embedding", embedder.embedding),
+                                     ("committing", embedder.committing), ("finishing", embedder.finishing)] {
+                lines.append("spotlite_embedder_seconds_total{stage=\"\(stage)\"} \(seconds)")
+            }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }

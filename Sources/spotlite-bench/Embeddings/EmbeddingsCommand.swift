@@ -12,8 +12,9 @@ struct EmbeddingsCommand: ParsableCommand {
         abstract: "Measure embedding speed, model memory and vector search latency.",
         discussion: """
         Embeds name + summary of every package of the Debian catalogue and the Cranfield abstracts with the model \
-        (make deps installs it), then searches the catalogue's vectors exactly. --hnsw-vectors N adds an HNSW run over \
-        N synthetic 384-d vectors, with its recall@10 against exact search.
+        (make deps installs it), then searches the catalogue's vectors exactly, with the compact scan and with the \
+        Float32 scan it replaces, side by side. --hnsw-vectors N[,N…] adds an HNSW run over N synthetic 384-d vectors \
+        for each size, with its recall@10 against exact search and exact search's latency at the same size.
         """)
 
     @Option(help: "The model folder.")
@@ -36,8 +37,10 @@ struct EmbeddingsCommand: ParsableCommand {
     var searchVectors = 63_666
     @Option(help: "Clusters of the HNSW measurement's synthetic vectors (0: uniform random vectors, the worst case).")
     var hnswClusters = 50
-    @Option(help: "Synthetic vectors for the HNSW measurement (0: skip).")
-    var hnswVectors = 0
+    @Option(help: "Synthetic vectors for the HNSW measurement, or several sizes comma-separated (0: skip).")
+    var hnswVectors = "0"
+    @Option(help: "Threads building the HNSW graph (default: one per core).")
+    var graphThreads = ProcessInfo.processInfo.activeProcessorCount
     @Option(help: "HNSW candidate lists (ef) measured, comma-separated.")
     var hnswCandidates = "16,32,64,128,256"
     @Option(help: "A Python with torch and sentence-transformers: embed the same texts with the same model folder (offline), the same threads and batch size, and print the ratio.")
@@ -71,6 +74,7 @@ struct EmbeddingsCommand: ParsableCommand {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-bench-vectors-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let index = try VectorIndex(path: folder, hnswThreshold: .max)
+        let float32 = try VectorIndex(path: folder, hnswThreshold: .max, exactScan: .float32)
         let dimensions = encoder.dimensions
         var upserts = (0..<catalogue.count).map { row in
             VectorChanges.Upsert(record: RecordID(entity: "Package", key: row.databaseValue),
@@ -90,19 +94,59 @@ struct EmbeddingsCommand: ParsableCommand {
         _ = try index.search(upserts[0].vector, limit: 10)
         print(String(format: "Vector index: %d vectors committed in %.2f s, loaded for search in %.2f s", upserts.count,
                      commitSeconds, Date().timeIntervalSince(started)))
-        var samples: [Double] = []
-        for query in 0..<queries {
-            let vector = upserts[(query * 7919) % upserts.count].vector
-            let start = DispatchTime.now().uptimeNanoseconds
-            _ = try index.search(vector, limit: 10)
-            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-        }
-        let latency = LatencySummary(samples: samples)
-        print(String(format: "Exact top-10 over %d vectors: p50 %.2f ms, p99 %.2f ms, mean %.2f ms (%d queries)",
-                     upserts.count, latency.p50, latency.p99, latency.mean, queries))
-        print(String(format: "Peak resident memory (model, texts, vectors embedded, committed and loaded for search): %.1f MiB",
+        _ = try float32.search(upserts[0].vector, limit: 10)
+        print(String(format: "Peak resident memory (model, texts, vectors embedded, committed and loaded for search twice): %.1f MiB",
                      Double(Self.peakResidentBytes()) / 1_048_576))
-        if hnswVectors > 0 { try measureHNSW(count: hnswVectors, dimensions: dimensions) }
+        try compareExactScans(compact: index, float32: float32, queries: (0..<queries).map { upserts[($0 * 7919) % upserts.count].vector },
+                              count: upserts.count)
+        let sizes = hnswVectors.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
+        var crossover: [(size: Int, exact: Double, graph: [(candidates: Int, p50: Double, recall: Double)])] = []
+        for size in sizes { crossover.append(try measureHNSW(count: size, dimensions: dimensions)) }
+        if !crossover.isEmpty {
+            print("Exact (compact scan) against HNSW, top 10, p50 (the threshold between them: VectorIndex.hnswThreshold, \(VectorIndex.defaultHNSWThreshold) by default):")
+            for entry in crossover {
+                let good = entry.graph.filter { $0.recall >= 0.95 }.min { $0.p50 < $1.p50 }
+                print(String(format: "  %9d vectors: exact %.2f ms; HNSW %@", entry.size, entry.exact,
+                             good.map { String(format: "%.3f ms at ef %d (recall@10 %.3f)", $0.p50, $0.candidates, $0.recall) }
+                                 ?? "no ef measured reaches recall@10 0.95"))
+            }
+        }
+    }
+
+    /// The same queries through the compact scan and the Float32 scan, in turn (which goes first alternates), with
+    /// their latencies, the bytes each reads per query, and whether they agree.
+    private func compareExactScans(compact: VectorIndex, float32: VectorIndex, queries vectors: [[Float]], count: Int) throws {
+        var newSamples: [Double] = [], oldSamples: [Double] = []
+        var sameOrder = 0, sameSet = 0
+        let before = (compact.scanStatistics, float32.scanStatistics)
+        func timed(_ index: VectorIndex, _ vector: [Float], into samples: inout [Double]) throws -> [VectorHit] {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let hits = try index.search(vector, limit: 10)
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            return hits
+        }
+        for (number, vector) in vectors.enumerated() {
+            let new: [VectorHit], old: [VectorHit]
+            if number % 2 == 0 {
+                new = try timed(compact, vector, into: &newSamples)
+                old = try timed(float32, vector, into: &oldSamples)
+            } else {
+                old = try timed(float32, vector, into: &oldSamples)
+                new = try timed(compact, vector, into: &newSamples)
+            }
+            if new.map(\.record) == old.map(\.record) { sameOrder += 1 }
+            if Set(new.map(\.record)) == Set(old.map(\.record)) { sameSet += 1 }
+        }
+        let new = LatencySummary(samples: newSamples), old = LatencySummary(samples: oldSamples)
+        let newStatistics = compact.scanStatistics, oldStatistics = float32.scanStatistics
+        let searches = Double(max(1, newStatistics.searches - before.0.searches))
+        print(String(format: "Exact top-10 over %d vectors (%d queries, in turn): compact scan p50 %.2f ms, p99 %.2f ms, mean %.2f ms; Float32 scan p50 %.2f ms, p99 %.2f ms, mean %.2f ms; p50 ratio %.2f×",
+                     count, vectors.count, new.p50, new.p99, new.mean, old.p50, old.p99, old.mean, old.p50 / new.p50))
+        print(String(format: "  bytes read per query: compact %.2f MB (%.1f rows rescored from Float32 on average), Float32 %.2f MB; same top 10 in the same order %d of %d, same set %d",
+                     Double(newStatistics.bytesRead - before.0.bytesRead) / searches / 1e6,
+                     Double(newStatistics.rowsRescored - before.0.rowsRescored) / searches,
+                     Double(oldStatistics.bytesRead - before.1.bytesRead) / Double(max(1, oldStatistics.searches - before.1.searches)) / 1e6,
+                     sameOrder, vectors.count, sameSet))
     }
 
     /// Embeds `texts` with sentence-transformers on PyTorch (CPU) in a child process, and prints its speed and ours
@@ -197,20 +241,31 @@ struct EmbeddingsCommand: ParsableCommand {
         hnswCandidates.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
     }
 
-    private func measureHNSW(count: Int, dimensions: Int) throws {
+    private func measureHNSW(count: Int, dimensions: Int) throws
+        -> (size: Int, exact: Double, graph: [(candidates: Int, p50: Double, recall: Double)])
+    {
         var synthetic = SyntheticVectors(dimensions: dimensions, seed: 42, clusters: hnswClusters)
         func vector() -> [Float] { synthetic.next() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-bench-hnsw-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let graph = try VectorIndex(path: folder, hnswThreshold: 1)
         let exact = try VectorIndex(path: folder, hnswThreshold: .max)
         var written = 0
+        let writeStarted = Date()
         while written < count {
             let chunk = min(100_000, count - written)
-            try graph.commit(VectorChanges(upserts: (written..<(written + chunk)).map {
+            try exact.commit(VectorChanges(upserts: (written..<(written + chunk)).map {
                 .init(record: RecordID(entity: "Synthetic", key: $0.databaseValue), vector: vector())
             }), cursor: nil)
             written += chunk
+        }
+        Progress.note(String(format: "HNSW over %d synthetic vectors: written in %.1f s; loading them and building the graph on %d threads",
+                             count, Date().timeIntervalSince(writeStarted), graphThreads))
+        let buildStarted = Date()
+        let graph = try VectorIndex(path: folder, hnswThreshold: 1, graphThreads: graphThreads) { added, total in
+            let seconds = Date().timeIntervalSince(buildStarted)
+            Progress.note(String(format: "HNSW graph: %d of %d vectors added (%.0f%%) in %.0f s%@", added, total,
+                                 Double(added) * 100 / Double(total), seconds,
+                                 added < total && added > 0 ? String(format: ", about %.0f s to go", seconds * Double(total - added) / Double(added)) : ""))
         }
         let started = Date()
         _ = try graph.search(vector(), limit: 10)
@@ -225,8 +280,9 @@ struct EmbeddingsCommand: ParsableCommand {
             exactSamples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
         let exactLatency = LatencySummary(samples: exactSamples)
-        print(String(format: "HNSW over %d synthetic vectors in %d clusters (M 16, efConstruction 100): graph built in %.1f s; exact top-10 over the same p50 %.2f ms, p99 %.2f ms",
-                     count, hnswClusters, buildSeconds, exactLatency.p50, exactLatency.p99))
+        print(String(format: "HNSW over %d synthetic vectors in %d clusters (M 16, efConstruction 100): loaded and graph built in %.1f s on %d threads; exact top-10 over the same p50 %.2f ms, p99 %.2f ms",
+                     count, hnswClusters, buildSeconds, graphThreads, exactLatency.p50, exactLatency.p99))
+        var measured: [(candidates: Int, p50: Double, recall: Double)] = []
         for candidates in hnswCandidateList {
             var samples: [Double] = []
             var agreeing = 0
@@ -237,9 +293,11 @@ struct EmbeddingsCommand: ParsableCommand {
                 agreeing += found.filter { truth.contains($0.record) }.count
             }
             let latency = LatencySummary(samples: samples)
-            print(String(format: "  ef %4d: top-10 p50 %.3f ms, p99 %.3f ms; recall@10 %.3f", candidates, latency.p50, latency.p99,
-                         Double(agreeing) / Double(10 * queryVectors.count)))
+            let recall = Double(agreeing) / Double(10 * queryVectors.count)
+            print(String(format: "  ef %4d: top-10 p50 %.3f ms, p99 %.3f ms; recall@10 %.3f", candidates, latency.p50, latency.p99, recall))
+            measured.append((candidates, latency.p50, recall))
         }
+        return (count, exactLatency.p50, measured)
     }
 
     private static func lines(_ path: String) throws -> [[String: Any]] {

@@ -27,6 +27,12 @@ enum ServeFigure {
         var pollMilliseconds: Int
         var intervalMilliseconds: Int
         var latency: LatencySummary
+        /// The live embedder's rounds meanwhile (semantic mode): how many, and their mean milliseconds by stage
+        /// (the server's `/metrics`).
+        var embedderRounds: Int?
+        var embedderStages: [String: Double]?
+        /// The mean milliseconds of the polls' own search in the server (`Server-Timing`), query embedding included.
+        var searchMilliseconds: Double?
     }
 
     struct Result: FigureResult {
@@ -64,6 +70,12 @@ enum ServeFigure {
                     "12 serve", "commit → GET /search\(freshness.mode == "keyword" ? "" : "?mode=\(freshness.mode)") finds it, \(freshness.probes) probes \(freshness.intervalMilliseconds) ms apart, polled every \(freshness.pollMilliseconds) ms: p50 (p99)",
                     "\(Format.milliseconds(freshness.latency.p50)) (\(Format.milliseconds(freshness.latency.p99))), \(freshness.found) found",
                     target: "≤ 100 ms", met: allFound && freshness.latency.p50 <= Self.freshnessTarget))
+                if let stages = freshness.embedderStages, let rounds = freshness.embedderRounds {
+                    let parts = ServeFigure.embedderStageNames.map { String(format: "%@ %.1f", $0, stages[$0] ?? 0) }
+                    rows.append(TableRow(
+                        "12 serve", "of which the live embedder, mean ms per round over \(rounds) rounds (then the poll's search, \(String(format: "%.1f", freshness.searchMilliseconds ?? 0)) ms)",
+                        parts.joined(separator: ", ")))
+                }
             }
             return rows
         }
@@ -184,9 +196,11 @@ enum ServeFigure {
             arguments += ["--text-file", path]
         }
         let outputPath = context.path("serve-writer-\(tag).out")
+        let client = KeepAliveHTTPClient(port: port)
+        let embedderBefore = try mode == "keyword" ? nil : embedderTotals(client)
+        var searchSeconds: [Double] = []
         let writer = try ChildProcess(executable: ChildProcess.currentExecutable, arguments: arguments,
                                       output: .file(outputPath))
-        let client = KeepAliveHTTPClient(port: port)
         var found: [Int: UInt64] = [:]
         var next = 0
         var writerEnded: UInt64?
@@ -204,6 +218,7 @@ enum ServeFigure {
                 _ = writer.wait()
                 throw BenchError("GET \(path) answered \(answer.status): \(String(decoding: answer.body.prefix(300), as: UTF8.self))")
             }
+            if let seconds = answer.serverSearchSeconds { searchSeconds.append(seconds) }
             if hitKeys(answer.body).contains(key) {
                 found[next] = Stopwatch.nanoseconds()
                 next += 1
@@ -228,8 +243,42 @@ enum ServeFigure {
         let summary = LatencySummary(samples: latencies)
         Progress.note(String(format: "serve freshness (%@): %d/%d found, p50 %.1f ms, p99 %.1f ms", mode, found.count,
                              probes, summary.p50 * 1000, summary.p99 * 1000))
-        return Freshness(mode: mode, probes: probes, found: found.count, pollMilliseconds: poll,
-                         intervalMilliseconds: interval, latency: summary)
+        var freshness = Freshness(mode: mode, probes: probes, found: found.count, pollMilliseconds: poll,
+                                  intervalMilliseconds: interval, latency: summary)
+        if let embedderBefore, let after = try embedderTotals(client) {
+            let rounds = Int(after["rounds"] ?? 0) - Int(embedderBefore["rounds"] ?? 0)
+            freshness.embedderRounds = rounds
+            var stages: [String: Double] = [:]
+            for stage in embedderStageNames {
+                stages[stage] = rounds > 0 ? ((after[stage] ?? 0) - (embedderBefore[stage] ?? 0)) * 1000 / Double(rounds) : 0
+            }
+            freshness.embedderStages = stages
+            freshness.searchMilliseconds = searchSeconds.isEmpty ? nil : searchSeconds.reduce(0, +) * 1000 / Double(searchSeconds.count)
+            Progress.note("serve freshness (\(mode)): the live embedder's \(rounds) rounds, mean ms by stage: "
+                + embedderStageNames.map { String(format: "%@ %.1f", $0, stages[$0] ?? 0) }.joined(separator: ", ")
+                + String(format: "; the polls' search in the server %.1f ms on average", freshness.searchMilliseconds ?? 0))
+        }
+        return freshness
+    }
+
+    /// The stages of the live embedder's rounds, as `/metrics` names them.
+    static let embedderStageNames = ["reading", "embedding", "committing", "finishing"]
+
+    /// The live embedder's rounds and seconds by stage from `/metrics` (`rounds` and each stage name); nil when the
+    /// server reports none.
+    private static func embedderTotals(_ client: KeepAliveHTTPClient) throws -> [String: Double]? {
+        let answer = try client.get("/metrics")
+        guard answer.status == 200 else { return nil }
+        var totals: [String: Double] = [:]
+        for line in String(decoding: answer.body, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let value = Double(parts[1]) else { continue }
+            if parts[0] == "spotlite_embedder_rounds_total" { totals["rounds"] = value }
+            for stage in embedderStageNames where parts[0] == "spotlite_embedder_seconds_total{stage=\"\(stage)\"}" {
+                totals[stage] = value
+            }
+        }
+        return totals["rounds"] == nil ? nil : totals
     }
 
     /// The keys of an answer's hits (as text).

