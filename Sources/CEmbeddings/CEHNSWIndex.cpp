@@ -135,6 +135,10 @@ bool ce_hnsw_add_all(ce_hnsw *index, const float *vectors, const uint64_t *label
                 }
             }
         };
+        // hnswlib 0.6.2 guards its graph per element, but draws every new element's level from one shared random
+        // engine without a lock (its own bindings add on threads the same way): concurrent draws can repeat a level,
+        // which changes nothing a search relies on, and make the graph differ from run to run. A caller that needs a
+        // reproducible graph, or a ThreadSanitizer run, passes threads = 1.
         int32_t helpers = int32_t(std::min<int64_t>(std::max(threads, 1) - 1, count / 1000));
         std::vector<std::thread> pool;
         pool.reserve(size_t(std::max(helpers, 0)));

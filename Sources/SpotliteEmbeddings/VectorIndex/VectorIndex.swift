@@ -83,7 +83,8 @@ public final class VectorIndex: Sendable {
     ///
     /// - Parameters:
     ///   - exactScan: how exact search reads the vectors (``ExactScan/compact`` unless measuring).
-    ///   - graphThreads: threads that build the HNSW graph; one per core by default.
+    ///   - graphThreads: threads that build the HNSW graph; one per core by default. With more than one, the graph's
+    ///     random levels (and so the graph) differ from run to run; pass 1 for a reproducible graph.
     ///   - graphProgress: called while the HNSW graph is built, with the vectors added so far and their total.
     /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)`` when the folder or its file cannot be created or read.
     public init(path: String, hnswThreshold: Int = VectorIndex.defaultHNSWThreshold, hnswCandidates: Int = 128,
