@@ -153,18 +153,20 @@ struct HistoryQuery: Sendable {
         return (conditions, arguments)
     }
 
-    /// Conditions on `c` (spotlite_change); "1" when there are none.
+    /// Conditions on `c` (spotlite_change); "1" when there are none. Written `+c.column`, checks of the changes a
+    /// transaction's range (or the token index) selects: SQLite would otherwise build an automatic index on them
+    /// for every request and sort the result.
     private func changeConditions() -> (String, [(any DatabaseValueConvertible)?]) {
         var conditions: [String] = []
         var arguments: [(any DatabaseValueConvertible)?] = []
         if let entities = request.entities {
-            conditions.append(entities.isEmpty ? "0" : "c.entity IN (\(AuthorFilter.placeholders(entities.count)))")
+            conditions.append(entities.isEmpty ? "0" : "+c.entity IN (\(AuthorFilter.placeholders(entities.count)))")
             arguments += entities.sorted()
         }
         if let types = request.changeTypes {
             // Integers from our own enum: safe to inline.
             let list = types.map { String($0.rawValue) }.sorted().joined(separator: ",")
-            conditions.append(types.isEmpty ? "0" : "c.type IN (\(list))")
+            conditions.append(types.isEmpty ? "0" : "+c.type IN (\(list))")
         }
         return (conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), arguments)
     }
