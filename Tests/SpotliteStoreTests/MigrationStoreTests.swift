@@ -83,7 +83,7 @@ struct MigrationStoreTests {
         #expect(changes.first?.updatedColumns == ["heading", "tags"])
         #expect(changes.last?.changeType == .delete)
         let triggers = try store.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name NOT LIKE 'spotlite%' ORDER BY name")
         }
         #expect(triggers == ["spotlite_Memo_delete", "spotlite_Memo_insert", "spotlite_Memo_rekey", "spotlite_Memo_update"])
     }

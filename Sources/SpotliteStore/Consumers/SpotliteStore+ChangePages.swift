@@ -31,22 +31,22 @@ extension HistoryQuery {
     func changePage(after cursor: HistoryCursor, maximumChanges: Int, in db: Database) throws -> HistoryChangePage {
         try checkNotExpired(db)
         let currentToken = try HistoryRecorder.currentToken(db)
-        let (sql, arguments) = changesSQL(select: Self.changeColumns)
+        let (sql, arguments) = try changesSQL(select: Self.changeColumns, in: db)
         var changes: [HistoryChange] = []
         var after = ""
         if let changeID = cursor.changeID,
            let cutToken = try HistoryToken.fetchOne(db, sql: "SELECT token FROM spotlite_change WHERE id = ?", arguments: [changeID]) {
             // The rest of the transaction that the previous page cut after this change, then what follows it: two
-            // range scans of the (token, id) index, so that reading a huge transaction page by page costs the same
-            // at its end as at its start (one condition excluding its beginning would walk past it on every page).
+            // range scans, so that reading a huge transaction page by page costs the same at its end as at its
+            // start (one condition excluding its beginning would walk past it on every page).
             changes = try decodeChanges(
-                db, sql: sql + " AND c.token = ? AND c.id > ? ORDER BY c.id LIMIT \(maximumChanges + 1)",
+                db, sql: sql + " AND t.token = ? AND c.id > ? ORDER BY c.id LIMIT \(maximumChanges + 1)",
                 arguments: arguments + [cutToken, changeID])
-            after = " AND c.token > \(cutToken.rawValue)"
+            after = " AND t.token > \(cutToken.rawValue)"
         }
         if changes.count <= maximumChanges {
             changes += try decodeChanges(
-                db, sql: sql + after + " ORDER BY c.token, c.id LIMIT \(maximumChanges + 1 - changes.count)",
+                db, sql: sql + after + " ORDER BY \(Self.changeOrder) LIMIT \(maximumChanges + 1 - changes.count)",
                 arguments: arguments)
         }
         let isCut = changes.count > maximumChanges

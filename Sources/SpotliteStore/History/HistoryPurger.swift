@@ -38,9 +38,15 @@ enum HistoryPurger {
         guard count > 0, !dryRun else { return count }
 
         let highestChangeID = try ChangeIDKeeper.highestID(db)
+        // The changes lie in the transactions' ranges of change ids: a scan of that span only (see ChangeRanges).
         try db.execute(
-            sql: "DELETE FROM spotlite_change WHERE token IN (SELECT token FROM spotlite_transaction\(whereClause))",
-            arguments: selection)
+            sql: """
+                DELETE FROM spotlite_change
+                WHERE id BETWEEN (SELECT min(first_change) FROM spotlite_transaction\(whereClause))
+                             AND (SELECT max(last_change) FROM spotlite_transaction\(whereClause))
+                  AND token IN (SELECT token FROM spotlite_transaction\(whereClause))
+                """,
+            arguments: StatementArguments(arguments + arguments + arguments))
         try db.execute(sql: "DELETE FROM spotlite_transaction" + whereClause, arguments: selection)
         try ChangeIDKeeper.keep(above: highestChangeID, in: db)
 

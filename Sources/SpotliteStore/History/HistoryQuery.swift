@@ -13,10 +13,11 @@ struct HistoryQuery: Sendable {
 
     func transactions(_ db: Database) throws -> [HistoryTransaction] {
         try checkNotExpired(db)
+        let rangesKept = try ChangeRanges.areKept(db)
         var (conditions, arguments) = transactionConditions()
         if request.hasChangeFilters {
             let (changeSQL, changeArguments) = changeConditions()
-            conditions.append("EXISTS (SELECT 1 FROM spotlite_change c WHERE c.token = t.token AND \(changeSQL))")
+            conditions.append(Self.anyChange(matching: changeSQL, rangesKept: rangesKept))
             arguments += changeArguments
         }
         var sql = "SELECT t.token, t.timestamp, t.author, t.context, t.pid FROM spotlite_transaction t"
@@ -32,18 +33,18 @@ struct HistoryQuery: Sendable {
 
         let (changeSQL, changeArguments) = changeConditions()
         var changesByToken: [HistoryToken: [HistoryChange]] = [:]
-        let select = "SELECT c.id, c.token, c.entity, c.\"key\", c.type, c.columns, c.tombstone FROM spotlite_change c"
-        let order = " ORDER BY c.token, c.id"
+        let select = "SELECT \(Self.changeColumns) FROM \(ChangeRanges.join(rangesKept: rangesKept))"
+        let order = " ORDER BY \(Self.changeOrder)"
         if request.authors == .all && request.contextNames == nil {
             // Every transaction in the range was selected: one range scan is cheaper than lists of tokens.
-            let sql = select + Self.whereClause(["c.token BETWEEN ? AND ?", changeSQL]) + order
+            let sql = select + Self.whereClause(["t.token BETWEEN ? AND ?", changeSQL]) + order
             for change in try changes(db, sql: sql, arguments: [first, last] + changeArguments) {
                 changesByToken[change.token, default: []].append(change)
             }
         } else {
             for chunk in stride(from: 0, to: transactions.count, by: 500) {
                 let tokens = transactions[chunk..<min(chunk + 500, transactions.count)].map(\.token)
-                let tokenList = "c.token IN (\(AuthorFilter.placeholders(tokens.count)))"
+                let tokenList = "t.token IN (\(AuthorFilter.placeholders(tokens.count)))"
                 let sql = select + Self.whereClause([tokenList, changeSQL]) + order
                 for change in try changes(db, sql: sql, arguments: tokens + changeArguments) {
                     changesByToken[change.token, default: []].append(change)
@@ -59,10 +60,19 @@ struct HistoryQuery: Sendable {
     /// The columns of `spotlite_change c` that ``decodeChanges(_:sql:arguments:)`` reads.
     static let changeColumns = "c.id, c.token, c.entity, c.\"key\", c.type, c.columns, c.tombstone"
 
+    /// History order, for SQL over ``ChangeRanges/join(rangesKept:)``: by transaction, then by change. Named by the
+    /// transaction's token, the order of the loop over transactions, so SQLite sorts nothing.
+    static let changeOrder = "t.token, c.id"
+
+    /// A condition on transaction `t`: it has a change matching `changeSQL` (conditions on `c`).
+    static func anyChange(matching changeSQL: String, rangesKept: Bool) -> String {
+        "EXISTS (SELECT 1 FROM spotlite_change c WHERE \(ChangeRanges.changeOfTransaction(rangesKept: rangesKept)) AND \(changeSQL))"
+    }
+
     func changes(_ db: Database) throws -> [HistoryChange] {
         try checkNotExpired(db)
-        let (sql, arguments) = changesSQL(select: Self.changeColumns)
-        var limited = sql + " ORDER BY c.token, c.id"
+        let (sql, arguments) = try changesSQL(select: Self.changeColumns, in: db)
+        var limited = sql + " ORDER BY \(Self.changeOrder)"
         if let limit = request.limit { limited += " LIMIT \(limit)" }
         return try decodeChanges(db, sql: limited, arguments: arguments)
     }
@@ -72,7 +82,7 @@ struct HistoryQuery: Sendable {
         var (conditions, arguments) = transactionConditions()
         if request.hasChangeFilters {
             let (changeSQL, changeArguments) = changeConditions()
-            conditions.append("EXISTS (SELECT 1 FROM spotlite_change c WHERE c.token = t.token AND \(changeSQL))")
+            conditions.append(Self.anyChange(matching: changeSQL, rangesKept: try ChangeRanges.areKept(db)))
             arguments += changeArguments
         }
         let count = try Int.fetchOne(
@@ -83,7 +93,7 @@ struct HistoryQuery: Sendable {
 
     func changeCount(_ db: Database) throws -> Int {
         try checkNotExpired(db)
-        let (sql, arguments) = changesSQL(select: "count(*)")
+        let (sql, arguments) = try changesSQL(select: "count(*)", in: db)
         let count = try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
         return request.limit.map { min($0, count) } ?? count
     }
@@ -143,28 +153,32 @@ struct HistoryQuery: Sendable {
         return (conditions, arguments)
     }
 
-    /// Conditions on `c` (spotlite_change); "1" when there are none.
+    /// Conditions on `c` (spotlite_change); "1" when there are none. Written `+c.column`, checks of the changes a
+    /// transaction's range (or the token index) selects: SQLite would otherwise build an automatic index on them
+    /// for every request and sort the result.
     private func changeConditions() -> (String, [(any DatabaseValueConvertible)?]) {
         var conditions: [String] = []
         var arguments: [(any DatabaseValueConvertible)?] = []
         if let entities = request.entities {
-            conditions.append(entities.isEmpty ? "0" : "c.entity IN (\(AuthorFilter.placeholders(entities.count)))")
+            conditions.append(entities.isEmpty ? "0" : "+c.entity IN (\(AuthorFilter.placeholders(entities.count)))")
             arguments += entities.sorted()
         }
         if let types = request.changeTypes {
             // Integers from our own enum: safe to inline.
             let list = types.map { String($0.rawValue) }.sorted().joined(separator: ",")
-            conditions.append(types.isEmpty ? "0" : "c.type IN (\(list))")
+            conditions.append(types.isEmpty ? "0" : "+c.type IN (\(list))")
         }
         return (conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), arguments)
     }
 
-    func changesSQL(select: String) -> (String, StatementArguments) {
+    /// `SELECT select` over the changes the request selects, each with its transaction `t`; the caller may append
+    /// more conditions (after `AND`) and the order.
+    func changesSQL(select: String, in db: Database) throws -> (String, StatementArguments) {
         var (conditions, arguments) = transactionConditions()
         let (changeSQL, changeArguments) = changeConditions()
         conditions.append(changeSQL)
         arguments += changeArguments
-        let sql = "SELECT \(select) FROM spotlite_change c JOIN spotlite_transaction t ON t.token = c.token"
+        let sql = "SELECT \(select) FROM \(ChangeRanges.join(rangesKept: try ChangeRanges.areKept(db)))"
             + Self.whereClause(conditions)
         return (sql, StatementArguments(arguments))
     }

@@ -12,21 +12,27 @@ enum HistoryRecorder {
     static func sealPendingChanges(_ db: Database) throws -> HistoryToken? {
         try repairPoisonedCurrentToken(db)
         defer { try? markSealed(db) }
-        guard let row = try Row.fetchOne(
-            db, sql: "SELECT count(*) AS count, min(ts) AS firstTimestamp FROM spotlite_change WHERE token IS NULL"),
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT count(*) AS count, min(ts) AS firstTimestamp, min(id) AS first, max(id) AS last
+            FROM spotlite_change WHERE token IS NULL
+            """),
             (row["count"] as Int) > 0
         else { return nil }
         let timestamp = row["firstTimestamp"] as Double? ?? Date().timeIntervalSince1970
+        // Pending changes are every change above the last ones sealed (see ChangeRanges): one range.
         try db.execute(
-            sql: "INSERT INTO spotlite_transaction (timestamp, author, context, pid) VALUES (?, NULL, NULL, NULL)",
-            arguments: [timestamp])
+            sql: """
+                INSERT INTO spotlite_transaction (timestamp, author, context, pid, first_change, last_change)
+                VALUES (?, NULL, NULL, NULL, ?, ?)
+                """,
+            arguments: [timestamp, row["first"] as Int64, row["last"] as Int64])
         let token = HistoryToken(db.lastInsertedRowID)
         try db.execute(sql: "UPDATE spotlite_change SET token = ? WHERE token IS NULL", arguments: [token])
         return token
     }
 
-    /// Whether changes wait to be sealed (or `spotlite_current` needs repairing). Cheap: answered from the index
-    /// on token and a one-row table.
+    /// Whether changes wait to be sealed (or `spotlite_current` needs repairing). Cheap: answered from the partial
+    /// index of pending changes and a one-row table.
     static func hasPendingChanges(_ db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM spotlite_change WHERE token IS NULL)
@@ -75,23 +81,32 @@ enum HistoryRecorder {
         try HistorySchema.setMeta(db, HistorySchema.MetaKey.sealedThroughChange, highest)
     }
 
-    /// Creates the transaction row and points the triggers at it.
+    /// Creates the transaction row, starting its range of change ids at the next id SQLite gives, and points the
+    /// triggers at it.
     static func begin(_ db: Database, author: String?, context: String?) throws -> HistoryToken {
         try db.execute(
-            sql: "INSERT INTO spotlite_transaction (timestamp, author, context, pid) VALUES (?, ?, ?, ?)",
+            sql: """
+                INSERT INTO spotlite_transaction (timestamp, author, context, pid, first_change)
+                VALUES (?, ?, ?, ?, (SELECT coalesce(max(id), 0) + 1 FROM spotlite_change))
+                """,
             arguments: [Date().timeIntervalSince1970, author, context, Int64(getpid())])
         let token = HistoryToken(db.lastInsertedRowID)
         try db.execute(sql: "UPDATE spotlite_current SET token = ? WHERE id = 1", arguments: [token])
         return token
     }
 
-    /// Detaches the triggers from the transaction, and removes it when it recorded nothing (its token is then
-    /// never used: AUTOINCREMENT does not hand it out again). Returns the token when changes were recorded.
+    /// Detaches the triggers from the transaction and closes its range of change ids at the last id given, or
+    /// removes it when it recorded nothing (its token is then never used: AUTOINCREMENT does not hand it out
+    /// again). Returns the token when changes were recorded.
     static func end(_ db: Database, token: HistoryToken) throws -> HistoryToken? {
         try db.execute(sql: "UPDATE spotlite_current SET token = NULL WHERE id = 1")
+        // Before markSealed, which may add a keeper above the last change.
+        try db.execute(sql: """
+            UPDATE spotlite_transaction SET last_change = (SELECT max(id) FROM spotlite_change)
+            WHERE token = ? AND first_change <= (SELECT max(id) FROM spotlite_change)
+            """, arguments: [token])
+        let recorded = db.changesCount > 0
         try markSealed(db)
-        let recorded = try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM spotlite_change WHERE token = ?)", arguments: [token]) ?? false
         if recorded { return token }
         try db.execute(sql: "DELETE FROM spotlite_transaction WHERE token = ?", arguments: [token])
         return nil

@@ -5,8 +5,9 @@ import GRDB
 enum HistorySchema {
     /// Bump with a migration in `install` whenever the tables or the triggers' output change shape.
     /// 1: `spotlite_change.id` was `AUTOINCREMENT`. 2: a plain `INTEGER PRIMARY KEY`, kept from going back by
-    /// ``ChangeIDKeeper``.
-    static let version = 2
+    /// ``ChangeIDKeeper``. 3: transactions keep the range of their change ids, and the index on the changes' token
+    /// covers only those waiting to be sealed and keepers (``ChangeRanges``).
+    static let version = 3
 
     enum MetaKey {
         static let schemaVersion = "history_schema_version"
@@ -27,6 +28,7 @@ enum HistorySchema {
                 throw StoreError.unsupportedHistorySchema(found: found, supported: version)
             }
             if found < 2 { try dropChangeAutoincrement(db) }
+            if found < ChangeRanges.firstSchemaVersion { try ChangeRanges.install(upgrading: db) }
             if found < version { try setMeta(db, MetaKey.schemaVersion, version) }
             return try storeID(db)
         }
@@ -37,10 +39,13 @@ enum HistorySchema {
                 timestamp REAL NOT NULL,
                 author TEXT,
                 context TEXT,
-                pid INTEGER);
+                pid INTEGER,
+                first_change INTEGER,
+                last_change INTEGER);
             CREATE INDEX IF NOT EXISTS spotlite_transaction_timestamp ON spotlite_transaction(timestamp);
+            \(ChangeRanges.guardTriggerSQL)
             \(changeTableSQL(name: "spotlite_change"))
-            CREATE INDEX IF NOT EXISTS spotlite_change_token ON spotlite_change(token);
+            \(ChangeRanges.pendingIndexSQL)
             CREATE TABLE IF NOT EXISTS spotlite_current (id INTEGER PRIMARY KEY CHECK (id = 1), token INTEGER);
             INSERT OR IGNORE INTO spotlite_current (id, token) VALUES (1, NULL);
             CREATE TABLE IF NOT EXISTS spotlite_position (
@@ -53,7 +58,7 @@ enum HistorySchema {
         return try storeID(db)
     }
 
-    /// The change table of version 2. Without `AUTOINCREMENT`: see ``ChangeIDKeeper``.
+    /// The change table since version 2. Without `AUTOINCREMENT`: see ``ChangeIDKeeper``.
     private static func changeTableSQL(name: String) -> String {
         """
         CREATE TABLE IF NOT EXISTS \(name) (

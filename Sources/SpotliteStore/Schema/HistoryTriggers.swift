@@ -20,7 +20,9 @@ enum HistoryTriggers {
         let entityLiteral = Identifier.literal(entity.name)
         let key = Identifier.quoted(entity.key)
         // Always exactly one row, even if spotlite_current were emptied, so a change is never silently dropped.
-        let source = "FROM (SELECT (SELECT token FROM spotlite_current WHERE id = 1) AS token) AS current"
+        // A left join rather than a scalar subquery in a subquery: SQLite runs it with a smaller trigger frame
+        // (fewer instructions a recorded row; docs/benchmarks.md, figure 1).
+        let source = "FROM (SELECT 1) AS one LEFT JOIN spotlite_current AS current ON current.id = 1"
         // The timestamp only matters for changes without a token (foreign writes): skip it otherwise.
         let ts = "CASE WHEN current.token IS NULL THEN \(nowSQL) END"
 

@@ -4,7 +4,8 @@ import Spotlite
 /// Checks Spotlite's history tables in one read transaction:
 ///
 /// - the database passes SQLite's `quick_check`;
-/// - every change belongs to an existing transaction (no unsealed or orphan change), and no transaction is empty;
+/// - every change belongs to an existing transaction (no unsealed or orphan change) and lies in that transaction's
+///   range of change ids (where requests look for it), and no transaction is empty;
 /// - change order is token order (tokens follow commit order) and the purge mark is a token that was issued;
 /// - no attributed transaction was left open (`spotlite_current.token` is NULL between writes);
 /// - with `ledger`, replaying the history of `Item` gives each live row exactly `rev` updates since its insert, and
@@ -33,9 +34,17 @@ enum HistoryAudit {
               AND NOT EXISTS (SELECT 1 FROM spotlite_transaction t WHERE t.token = c.token)
             """) ?? 0
         if orphans > 0 { problem("\(orphans) changes belong to no transaction") }
+        let rangesKept = try ChangeRanges.areKept(db)
+        if rangesKept {
+            let outside = try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM spotlite_change c JOIN spotlite_transaction t ON t.token = c.token
+                WHERE c.id NOT BETWEEN t.first_change AND t.last_change OR t.first_change IS NULL OR t.last_change IS NULL
+                """) ?? 0
+            if outside > 0 { problem("\(outside) changes lie outside their transaction's range of change ids (no request sees them)") }
+        }
         let empty = try Int.fetchOne(db, sql: """
             SELECT count(*) FROM spotlite_transaction t
-            WHERE NOT EXISTS (SELECT 1 FROM spotlite_change c WHERE c.token = t.token)
+            WHERE NOT EXISTS (SELECT 1 FROM spotlite_change c WHERE \(ChangeRanges.changeOfTransaction(rangesKept: rangesKept)))
             """) ?? 0
         if empty > 0 { problem("\(empty) transactions have no changes") }
         let outOfOrder = try Int.fetchOne(db, sql: """

@@ -276,7 +276,8 @@ struct CrashSuite {
                                       options: StoreOptions(readOnly: true))
         let sizes = try store.read { db in
             try Int.fetchAll(db, sql: """
-                SELECT count(c.id) FROM spotlite_transaction t JOIN spotlite_change c ON c.token = t.token
+                SELECT count(c.id) FROM spotlite_transaction t
+                JOIN spotlite_change c ON \(ChangeRanges.changeOfTransaction(rangesKept: try ChangeRanges.areKept(db)))
                 WHERE t.context = ? GROUP BY t.token ORDER BY t.token
                 """, arguments: [context])
         }
