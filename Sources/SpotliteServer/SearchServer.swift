@@ -2,6 +2,7 @@ import Foundation
 import SpotliteEmbeddings
 import SpotliteHybrid
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -109,10 +110,12 @@ public struct SearchServer: Sendable {
         let host = options.host
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [RequestDeadlineHandler(headTimeout: .seconds(options.headTimeout),
-                                                                   bodyTimeout: .seconds(options.bodyTimeout))],
-                idleTimeout: .seconds(options.idleTimeout))),
+            server: HTTPServerBuilder { responder in
+                EventLoopHTTP1Channel(channel: HTTP1Channel(responder: responder, configuration: .init(
+                    additionalChannelHandlers: [RequestDeadlineHandler(headTimeout: .seconds(options.headTimeout),
+                                                                       bodyTimeout: .seconds(options.bodyTimeout))],
+                    idleTimeout: .seconds(options.idleTimeout))))
+            },
             configuration: .init(address: .hostname(host, port: options.port), serverName: "Spotlite"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import SpotliteEmbeddings
 import SpotliteHybrid
@@ -90,9 +91,11 @@ final class SearchService: Sendable {
         let (bytes, seconds) = try await onSearcher(of: pool, waits: mode != .keyword, answer)
         return Response(status: .ok,
                         headers: [.contentType: "application/json",
-                                  .init("Server-Timing")!: Self.serverTimingValue(seconds: seconds)],
+                                  Self.serverTiming: Self.serverTimingValue(seconds: seconds)],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
+
+    static let serverTiming = HTTPField.Name("Server-Timing")!
 
     /// `search;dur=MS`, in milliseconds with three decimals, without Foundation's formatter (a cost on every answer).
     static func serverTimingValue(seconds: Double) -> String {

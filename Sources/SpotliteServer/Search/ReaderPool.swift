@@ -7,10 +7,11 @@ import Synchronization
 /// behind one global lock.
 ///
 /// A keyword search is work for the processor alone (the index's pages and the store's rows are read from the page
-/// cache, and its searcher is its own): it runs on the thread of the task that asked, with no thread switch on the
-/// way, since each switch costs a wake-up on a machine busy with searches. The pool bounds how many run at once.
-/// Work that may wait on others (a query embedded by the model the live embedder also holds) runs on a thread
-/// outside Swift's cooperative pool instead (``withSearcherWaiting(_:)``).
+/// cache, and its searcher is its own): it runs on the thread of the task that asked (the connection's event loop,
+/// ``EventLoopHTTP1Channel``), with no thread switch on the way, since each switch costs a wake-up on a machine busy
+/// with searches. The pool bounds how many run at once. Work that may wait on others (a query embedded by the model
+/// the live embedder also holds) runs on a thread outside Swift's cooperative pool instead
+/// (``withSearcherWaiting(_:)``), and its task comes back to the event loop when it is done.
 final class ReaderPool: Sendable {
     private struct State {
         var free: [IndexSearcher]
