@@ -18,6 +18,7 @@ struct LibraryErrorWordingTests {
             SearchError.shardIdentityChanged(shard: "s0", expected: "a", found: "b"),
             SearchError.shardUnavailable(shard: "s0", reason: "down"),
             SearchError.indexingRunning,
+            SearchError.historyDeletedWhileRebuilding(path: "/i", purgedThrough: HistoryToken(9), rebuilds: 6),
             ReplicationError.unreachable(address, reason: "refused"),
             ReplicationError.badLayout(address, reason: "no layout"),
             ReplicationError.cannotServe(address, reason: "in use"),

@@ -151,7 +151,9 @@ public actor SpotliteIndexer {
     ///
     /// - Throws: ``SearchError/indexLocked(path:holderPID:)`` when another indexer updates the index; the store's
     ///   errors; ``SearchError/engine(_:outcome:)`` when Xapian keeps failing a write (nothing past the last
-    ///   successful commit is recorded, so the next update retries those changes).
+    ///   successful commit is recorded, so the next update retries those changes);
+    ///   ``SearchError/historyDeletedWhileRebuilding(path:purgedThrough:rebuilds:)`` when the store's history keeps
+    ///   being deleted before the index can read what follows its rebuilds.
     @discardableResult
     public func update() async throws -> IndexUpdateSummary {
         try await queued { indexer in try await indexer.performUpdate(forcedReason: nil) }
@@ -269,7 +271,8 @@ public actor SpotliteIndexer {
                 // rounds; an update does too, a bounded number of times, saying why in its summary.
                 expiredRebuilds += 1
                 guard expiredRebuilds <= Self.maximumExpiredRebuilds else {
-                    throw SearchError.cannotWrite(path: indexPath, reason: "the store's history is deleted faster than the index consumes it (deleted through token \(purgedThrough) while rebuilding, \(expiredRebuilds) times); raise [history] maximum_duration so that it outlasts a rebuild, or keep the index up to date with `spotlite index watch`")
+                    throw SearchError.historyDeletedWhileRebuilding(path: indexPath, purgedThrough: purgedThrough,
+                                                                    rebuilds: updater.rebuildsInUpdate)
                 }
                 forced = .historyDeleted(requested: requested, purgedThrough: purgedThrough)
             } catch SearchError.engine(let error, nil) where error.code != .databaseLock {

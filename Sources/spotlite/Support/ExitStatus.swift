@@ -29,7 +29,7 @@ extension ExitStatus {
         switch error {
         case SearchError.indexLocked, SearchError.cannotWrite, SearchError.indexCorrupt, SearchError.engine,
              SearchError.indexingRunning, SearchError.shardUnavailable, SearchError.shardIdentityChanged,
-             SearchError.indexPartlyDeleted:
+             SearchError.indexPartlyDeleted, SearchError.historyDeletedWhileRebuilding:
             failure
         case StoreError.readOnlyStore, StoreError.unsupportedHistorySchema:
             failure

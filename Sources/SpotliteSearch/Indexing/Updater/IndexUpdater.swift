@@ -43,6 +43,9 @@ final class IndexUpdater: Sendable {
         /// When it began, and what its previous commit had posted: each post tells its own share.
         var updateStarted = ContinuousClock.now
         var lastPosted = IndexUpdateSummary()
+        /// How many rebuilds went live since the summary began (an update gives up when history keeps being
+        /// deleted after them, and says how many).
+        var rebuilds = 0
         /// Whether live mode runs: only a live round's failure is kept in ``lastError`` (an update throws it).
         var isLive = false
         /// The last error live indexing met, or nil after a successful round.
@@ -55,6 +58,7 @@ final class IndexUpdater: Sendable {
             updateStarted = ContinuousClock.now
             lastPosted = IndexUpdateSummary()
             summary = IndexUpdateSummary()
+            rebuilds = 0
             rebuiltCheckpoint = nil
         }
     }
@@ -109,6 +113,9 @@ final class IndexUpdater: Sendable {
             return state.summary
         }
     }
+
+    /// How many rebuilds went live in the update in progress.
+    var rebuildsInUpdate: Int { state.withLock { $0.rebuilds } }
 
     /// Has the next round rebuild for `reason` (an update that asks the driver to resynchronise).
     func force(_ reason: IndexRebuildReason) {
