@@ -22,7 +22,7 @@ struct IndexerRebuildTests {
         let newest = try #require(try sandbox.store.currentToken())
         // Someone deletes history the indexer has not consumed (as a maximum_duration purge would).
         try sandbox.store.deleteHistory(.through(newest))
-        #expect(throws: HistoryError.self) { try sandbox.store.fetchHistory(.after(indexed)) }
+        #expect(throws: SpotliteStoreError.self) { try sandbox.store.fetchHistory(.after(indexed)) }
         let foretold = try await indexer.status().rebuildReason
         #expect(foretold?.contains("after token \(indexed) was deleted") == true, "\(String(describing: foretold))")
 

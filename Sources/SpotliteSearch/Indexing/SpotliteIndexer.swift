@@ -265,7 +265,7 @@ public actor SpotliteIndexer {
                     throw SearchError.engine(error, outcome: outcome ?? .indexAtLastCommit(nextUpdateRetries: false))
                 }
                 forced = IndexUpdater.damageReason(error)
-            } catch HistoryError.expiredToken(let requested, let purgedThrough) {
+            } catch SpotliteStoreError.expiredToken(let requested, let purgedThrough) {
                 // The driver resynchronised twice in this round and the history after each rebuild was deleted
                 // again (a short [history] maximum_duration beside a cleaning loop). `index watch` retries such
                 // rounds; an update does too, a bounded number of times, saying why in its summary.

@@ -31,7 +31,7 @@ extension ExitStatus {
              SearchError.indexingRunning, SearchError.shardUnavailable, SearchError.shardIdentityChanged,
              SearchError.indexPartlyDeleted, SearchError.historyDeletedWhileRebuilding:
             failure
-        case StoreError.readOnlyStore, StoreError.unsupportedHistorySchema:
+        case SpotliteStoreError.readOnlyStore, SpotliteStoreError.unsupportedHistorySchema:
             failure
         case ReplicationError.unreachable, ReplicationError.cannotServe, ReplicationError.toolMissing:
             failure
