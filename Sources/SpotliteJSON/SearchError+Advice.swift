@@ -7,7 +7,8 @@ extension RecoveryVocabulary {
     /// The command line's: the `spotlite` commands that do it.
     package static let commandLine = RecoveryVocabulary(
         update: "run `spotlite index update`", rebuild: "run `spotlite index rebuild`",
-        deleteAgain: "run `spotlite index delete` again", stoppedLiveIndexer: "a stopped `index watch`")
+        deleteAgain: "run `spotlite index delete` again", stoppedLiveIndexer: "a stopped `index watch`",
+        historyMaximumDuration: "[history] maximum_duration", liveIndexing: "`spotlite index watch`")
 }
 
 extension SearchError {

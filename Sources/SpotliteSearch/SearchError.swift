@@ -1,4 +1,5 @@
 import Foundation
+import SpotliteStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,6 +10,10 @@ public enum SearchError: Error, Sendable, Hashable, CustomStringConvertible, Loc
     case indexLocked(path: String, holderPID: Int32?)
     /// A file or directory could not be created or written.
     case cannotWrite(path: String, reason: String)
+    /// An update gave up because the store's history kept being deleted (last through `purgedThrough`) before the
+    /// index could read what followed a rebuild (`rebuilds`: how many the update made): history cleanup outpaces
+    /// rebuilding. Nothing is wrong with the disk; the index holds its last rebuild, and the next update goes on.
+    case historyDeletedWhileRebuilding(path: String, purgedThrough: HistoryToken, rebuilds: Int)
     /// There is no index at the path (search before the first `index update`).
     case indexMissing(path: String)
     /// The index exists but cannot be read (truncated or damaged files).
@@ -65,6 +70,8 @@ public enum SearchError: Error, Sendable, Hashable, CustomStringConvertible, Loc
             return "the index at \(path) is being updated by another process\(pid.map { " (pid \($0))" } ?? "")"
         case let .cannotWrite(path, reason):
             return "cannot write \(path): \(reason)"
+        case let .historyDeletedWhileRebuilding(path, purgedThrough, rebuilds):
+            return "the store's history is deleted faster than the index at \(path) is rebuilt (deleted through token \(purgedThrough) before the index could read what followed its rebuild; \(rebuilds) rebuilds in this update)"
         case let .indexMissing(path):
             return "no index at \(path)"
         case let .indexCorrupt(path, reason):
@@ -103,6 +110,7 @@ public enum SearchError: Error, Sendable, Hashable, CustomStringConvertible, Loc
         case let .indexLocked(_, pid):
             return pid.map { $0 == getpid() } == true ? .stopIndexerInProcess : .waitForOtherIndexer
         case .cannotWrite: return .checkWritable
+        case .historyDeletedWhileRebuilding: return .keepHistoryThroughRebuilds
         case .indexMissing: return .buildIndex
         case .indexCorrupt: return .rebuildIndex
         case .invalidQuery(_, .syntax):

@@ -26,6 +26,9 @@ public enum SearchRecovery: Sendable, Hashable {
     case deleteIndexAgain(startServerFirst: Bool)
     /// The query's syntax: quotes, brackets and operators.
     case checkQuerySyntax
+    /// History is deleted before the index can read what follows a rebuild: keep history longer than a rebuild
+    /// takes, or keep the index up to date so that it never needs one.
+    case keepHistoryThroughRebuilds
 
     /// The way out in words, with the actions named as `vocabulary` names them.
     public func text(_ vocabulary: RecoveryVocabulary) -> String {
@@ -54,6 +57,8 @@ public enum SearchRecovery: Sendable, Hashable {
             return "\(startServerFirst ? "start the shard's server" : "fix the shard"), then \(vocabulary.deleteAgain)"
         case .checkQuerySyntax:
             return "check quotes, brackets and operators (AND, OR, NOT need words on both sides)"
+        case .keepHistoryThroughRebuilds:
+            return "raise \(vocabulary.historyMaximumDuration) so that it outlasts a rebuild, or keep the index up to date with \(vocabulary.liveIndexing)"
         }
     }
 }
@@ -68,17 +73,28 @@ public struct RecoveryVocabulary: Sendable, Hashable {
     public var deleteAgain: String
     /// What releases the index when stopped, e.g. "a stopped live indexer".
     public var stoppedLiveIndexer: String
+    /// The setting deciding how long history is kept, e.g. "the history's maximum duration
+    /// (HistoryDeletionPolicy.maximumDuration)".
+    public var historyMaximumDuration: String
+    /// Keeping the index up to date as commits happen, e.g. "live indexing (SpotliteIndexer.start())".
+    public var liveIndexing: String
 
-    /// A vocabulary naming these actions.
-    public init(update: String, rebuild: String, deleteAgain: String, stoppedLiveIndexer: String) {
+    /// A vocabulary naming these actions; `historyMaximumDuration` and `liveIndexing` default to the library's words.
+    public init(update: String, rebuild: String, deleteAgain: String, stoppedLiveIndexer: String,
+                historyMaximumDuration: String = RecoveryVocabulary.library.historyMaximumDuration,
+                liveIndexing: String = RecoveryVocabulary.library.liveIndexing) {
         self.update = update
         self.rebuild = rebuild
         self.deleteAgain = deleteAgain
         self.stoppedLiveIndexer = stoppedLiveIndexer
+        self.historyMaximumDuration = historyMaximumDuration
+        self.liveIndexing = liveIndexing
     }
 
     /// The library's: the methods of ``SpotliteIndexer``. ``SearchError/description`` uses it.
     public static let library = RecoveryVocabulary(
         update: "update the index (SpotliteIndexer.update())", rebuild: "rebuild the index (SpotliteIndexer.rebuild())",
-        deleteAgain: "delete the index again (SpotliteIndexer.deleteIndex())", stoppedLiveIndexer: "a stopped live indexer")
+        deleteAgain: "delete the index again (SpotliteIndexer.deleteIndex())", stoppedLiveIndexer: "a stopped live indexer",
+        historyMaximumDuration: "the history's maximum duration (HistoryDeletionPolicy.maximumDuration)",
+        liveIndexing: "live indexing (SpotliteIndexer.start())")
 }

@@ -146,3 +146,40 @@ extension HistoryTrackerEvent {
     @available(*, deprecated, renamed: "deletedHistory(_:)")
     public static func cleaned(_ result: HistoryDeletionResult) -> Self { .deletedHistory(result) }
 }
+
+// SpotliteStore's five error types became one, ``SpotliteStoreError``, in 0.2.0 (CHANGELOG.md, "One error type").
+// Their names stay as aliases so that an app's `catch HistoryError.expiredToken(…)` still compiles and matches exactly
+// what it matched. They carry a message rather than `renamed:`: a fix-it turning `catch is HistoryError` into
+// `catch is SpotliteStoreError` would silently widen it to every error of the library. For the same reason the one
+// type has a new name: had it kept `StoreError`'s, an app's `catch is StoreError` would widen without a word.
+
+/// The former type of errors opening and writing a store, now cases of ``SpotliteStoreError`` (its
+/// ``SpotliteStoreError/area`` is `.store`).
+@available(*, deprecated, message: "StoreError's cases are SpotliteStoreError's now, beside those of HistoryError, MigrationError, TrackerError and ImportError. Matching a case (catch StoreError.readOnlyStore) means what it did, but `catch is StoreError` or `as? StoreError` now matches every error of SpotliteStore: write `catch let error as SpotliteStoreError where error.area == .store`")
+public typealias StoreError = SpotliteStoreError
+
+/// The former type of history request errors, now cases of ``SpotliteStoreError`` (its ``SpotliteStoreError/area`` is
+/// `.history`).
+@available(*, deprecated, message: "HistoryError's cases are SpotliteStoreError's now. Matching a case (catch HistoryError.expiredToken) means what it did, but `catch is HistoryError` or `as? HistoryError` now matches every error of SpotliteStore: write `catch let error as SpotliteStoreError where error.area == .history`")
+public typealias HistoryError = SpotliteStoreError
+
+/// The former type of migration errors, now cases of ``SpotliteStoreError`` (its ``SpotliteStoreError/area`` is
+/// `.migration`).
+@available(*, deprecated, message: "MigrationError's cases are SpotliteStoreError's now. Matching a case (catch MigrationError.stageFailed) means what it did, but `catch is MigrationError` or `as? MigrationError` now matches every error of SpotliteStore: write `catch let error as SpotliteStoreError where error.area == .migration`")
+public typealias MigrationError = SpotliteStoreError
+
+/// The former type of tracker configuration errors, now cases of ``SpotliteStoreError`` (its
+/// ``SpotliteStoreError/area`` is `.tracking`).
+@available(*, deprecated, message: "TrackerError's cases are SpotliteStoreError's now (invalidBatchSize(_:) is invalidBatchSize(_:of: .trackerFetch)). `catch is TrackerError` or `as? TrackerError` now matches every error of SpotliteStore: write `catch let error as SpotliteStoreError where error.area == .tracking`")
+public typealias TrackerError = SpotliteStoreError
+
+/// The former type of import errors, now cases of ``SpotliteStoreError`` (its ``SpotliteStoreError/area`` is
+/// `.importing`).
+@available(*, deprecated, message: "ImportError's cases are SpotliteStoreError's now (invalidBatchSize(_:) is invalidBatchSize(_:of: .importLines)). `catch is ImportError` or `as? ImportError` now matches every error of SpotliteStore: write `catch let error as SpotliteStoreError where error.area == .importing`")
+public typealias ImportError = SpotliteStoreError
+
+extension SpotliteStoreError {
+    /// The former name of ``MigrationPhase`` (`MigrationError.Phase`).
+    @available(*, deprecated, renamed: "MigrationPhase")
+    public typealias Phase = MigrationPhase
+}

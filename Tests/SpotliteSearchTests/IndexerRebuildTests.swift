@@ -22,7 +22,7 @@ struct IndexerRebuildTests {
         let newest = try #require(try sandbox.store.currentToken())
         // Someone deletes history the indexer has not consumed (as a maximum_duration purge would).
         try sandbox.store.deleteHistory(.through(newest))
-        #expect(throws: HistoryError.self) { try sandbox.store.fetchHistory(.after(indexed)) }
+        #expect(throws: SpotliteStoreError.self) { try sandbox.store.fetchHistory(.after(indexed)) }
         let foretold = try await indexer.status().rebuildReason
         #expect(foretold?.contains("after token \(indexed) was deleted") == true, "\(String(describing: foretold))")
 
@@ -36,6 +36,41 @@ struct IndexerRebuildTests {
         #expect(try sandbox.indexToken() == newest)
         #expect(!(try await indexer.update()).rebuilt, "once rebuilt, updates continue from history")
         #expect(try await indexer.status().rebuildReason == nil)
+    }
+
+    @Test("history deleted after every rebuild before the index reads it: the update gives up with its own error, losing nothing")
+    func historyDeletedWhileRebuilding() async throws {
+        let sandbox = try IndexerSandbox()
+        try sandbox.write(Array(SamplePackage.catalogue.prefix(4)))
+        let indexer = try sandbox.makeIndexer()
+        let store = sandbox.store
+        // Cleanup faster than rebuilding: each rebuild's snapshot is followed by a commit whose history is deleted
+        // before the index can read it (as a short [history] maximum_duration beside a cleaning loop does).
+        let cleaning = Mutex(true)
+        let deletedThrough = Mutex<[HistoryToken]>([])
+        await indexer.setProgressHandler { progress in
+            guard progress.done == 0, cleaning.withLock({ $0 }) else { return }
+            let number = deletedThrough.withLock { $0.count }
+            guard let token = try? store.writeReturningToken(author: "app", { db in
+                try SamplePackage(name: "late\(number)", summary: "written during rebuild \(number)").upsert(in: db)
+            }).token, (try? store.deleteHistory(.through(token))) != nil else { return }
+            deletedThrough.withLock { $0.append(token) }
+        }
+        let error = await #expect(throws: SearchError.self) { try await indexer.update() }
+        let cleanups = deletedThrough.withLock { $0 }
+        let last = try #require(cleanups.last)
+        #expect(error == .historyDeletedWhileRebuilding(path: sandbox.indexPath, purgedThrough: last, rebuilds: cleanups.count))
+        #expect(cleanups.count > 2, "the indexer retried beyond the driver's own resynchronisations")
+        #expect(error?.recovery == .keepHistoryThroughRebuilds, "the disk is not the problem")
+
+        // Each rebuild went live before its history was deleted: the index holds the last one's snapshot.
+        #expect(try sandbox.makeSearcher().documentCount() == 4 + cleanups.count - 1)
+        cleaning.withLock { $0 = false }
+        let summary = try await indexer.update()
+        #expect(summary.rebuilt, "the missed history can only be recovered from the rows")
+        #expect(summary.token == last)
+        for number in cleanups.indices { #expect(try sandbox.keys("late\(number)") == ["late\(number)"]) }
+        #expect(try sandbox.makeSearcher().documentCount() == 4 + cleanups.count)
     }
 
     @Test("history cleaned exactly through the index's token is no reason to rebuild")

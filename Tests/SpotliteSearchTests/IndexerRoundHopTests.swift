@@ -61,4 +61,25 @@ struct IndexerRoundHopTests {
         #expect(abs(hopsFive - hopsOne) <= 1, "one batch: \(hopsOne) hops; five batches: \(hopsFive)")
         #expect(hopsOne <= 8, "an update hopped \(hopsOne) times onto the indexer's executor")
     }
+
+    @Test("stop() ends live mode without hopping onto the indexer's executor; start() hops a fixed few times")
+    func liveModeStartAndStopHops() async throws {
+        let sandbox = try IndexerSandbox(indexer: "batch_size = 2")
+        try sandbox.write(SamplePackage.catalogue)
+        let indexer = try sandbox.makeIndexer()
+        try await indexer.update()
+        let beforeStart = indexer.executorHops
+        try await indexer.start()
+        let startHops = indexer.executorHops - beforeStart
+        try await IndexerLiveModeTests.indexed(indexer, through: try sandbox.store.currentToken())
+        let beforeStop = indexer.executorHops
+        await indexer.stop()
+        let stopHops = indexer.executorHops - beforeStop
+        print("live mode hops onto the indexer's executor: start() \(startHops), stop() \(stopHops)")
+        #expect(stopHops == 0, "stop() hopped \(stopHops) times onto the indexer's executor")
+        #expect(startHops <= 2, "start() hopped \(startHops) times onto the indexer's executor")
+        #expect(!(await indexer.isIndexingEnabled))
+        // The writer lock went with live mode: another indexer can update the index now.
+        try await sandbox.makeIndexer().update()
+    }
 }

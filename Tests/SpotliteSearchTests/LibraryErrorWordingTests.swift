@@ -18,11 +18,12 @@ struct LibraryErrorWordingTests {
             SearchError.shardIdentityChanged(shard: "s0", expected: "a", found: "b"),
             SearchError.shardUnavailable(shard: "s0", reason: "down"),
             SearchError.indexingRunning,
+            SearchError.historyDeletedWhileRebuilding(path: "/i", purgedThrough: HistoryToken(9), rebuilds: 6),
             ReplicationError.unreachable(address, reason: "refused"),
             ReplicationError.badLayout(address, reason: "no layout"),
             ReplicationError.cannotServe(address, reason: "in use"),
-            MigrationError.unrecognizedSchema(path: "/s", matching: [], known: ["v1"]),
-            MigrationError.unrecognizedSchema(path: "/s", matching: ["v1", "v2"], known: ["v1", "v2"]),
+            SpotliteStoreError.unrecognizedSchema(path: "/s", matching: [], known: ["v1"]),
+            SpotliteStoreError.unrecognizedSchema(path: "/s", matching: ["v1", "v2"], known: ["v1", "v2"]),
         ]
         for code in engineFailures {
             errors.append(SearchError.engine(XapianError(code: code, type: "DatabaseError", message: "failed"),

@@ -197,7 +197,7 @@ struct MigrationConfigurationTests {
         let version1 = try folder.load("[model]\nversion = \"v1\"\n\n" + MusicLibraryFile.version1Entities)
         _ = try SpotliteStore(path: storePath, migrationManager: try #require(try version1.stagedMigrationManager()))
         let manager = try #require(try folder.load().stagedMigrationManager())
-        let error = #expect(throws: MigrationError.self) { try manager.migrateStore(atPath: storePath) }
+        let error = #expect(throws: SpotliteStoreError.self) { try manager.migrateStore(atPath: storePath) }
         guard case let .stageFailed(stage, phase, message)? = error else {
             Issue.record("expected stageFailed, got \(String(describing: error))")
             return
@@ -230,7 +230,7 @@ struct MigrationConfigurationTests {
         _ = try SpotliteStore(path: storePath, migrationManager: try #require(try version1.stagedMigrationManager()))
         let manager = try #require(try folder.load().stagedMigrationManager(loadingSQLFiles: false))
         #expect(try manager.status(ofStoreAtPath: storePath).pendingStages.count == 2)
-        let error = #expect(throws: MigrationError.self) { try manager.migrateStore(atPath: storePath) }
+        let error = #expect(throws: SpotliteStoreError.self) { try manager.migrateStore(atPath: storePath) }
         #expect(error?.description.contains("was not loaded") == true, "\(String(describing: error))")
         #expect(try manager.status(ofStoreAtPath: storePath).storeVersion?.name == "v1")
     }

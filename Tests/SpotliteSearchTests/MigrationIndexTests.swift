@@ -380,7 +380,7 @@ struct MigrationIndexTests {
             }
         }
         let crashingManager = try StagedMigrationManager(crashingStages)
-        #expect(throws: MigrationError.self) {
+        #expect(throws: SpotliteStoreError.self) {
             try StagedMigrator(manager: crashingManager, path: library.storePath, options: StoreOptions(),
                                assumedVersion: nil, beforeCommit: hook).migrate()
         }

@@ -18,6 +18,7 @@ struct SearchRecoveryTests {
             (.indexLocked(path: "/i", holderPID: nil), .waitForOtherIndexer),
             (.indexLocked(path: "/i", holderPID: getpid()), .stopIndexerInProcess),
             (.cannotWrite(path: "/i", reason: "read-only"), .checkWritable),
+            (.historyDeletedWhileRebuilding(path: "/i", purgedThrough: HistoryToken(9), rebuilds: 6), .keepHistoryThroughRebuilds),
             (.invalidQuery(query: "a AND", reason: .syntax(engineMessage: "syntax error")), .checkQuerySyntax),
             (.invalidQuery(query: "size:1..x", reason: .refused(explanation: "x is not a number; write size:1..10")), nil),
             (.overBudget(query: "a", exceeded: .words(count: 1001, maximum: 1000)), nil),
@@ -53,6 +54,13 @@ struct SearchRecoveryTests {
         let locked = SearchError.indexLocked(path: "/i", holderPID: nil)
         #expect(locked.commandLineDescription.hasSuffix("(a stopped `index watch` releases it)"))
         #expect(locked.description.hasSuffix("(a stopped live indexer releases it)"))
+    }
+
+    @Test("history deleted faster than rebuilds: the advice is about keeping history, in each front end's terms")
+    func historyDeletedWhileRebuilding() {
+        let error = SearchError.historyDeletedWhileRebuilding(path: "/i", purgedThrough: HistoryToken(9), rebuilds: 6)
+        #expect(error.commandLineDescription == "the store's history is deleted faster than the index at /i is rebuilt (deleted through token 9 before the index could read what followed its rebuild; 6 rebuilds in this update); raise [history] maximum_duration so that it outlasts a rebuild, or keep the index up to date with `spotlite index watch`")
+        #expect(error.description.hasSuffix("; raise the history's maximum duration (HistoryDeletionPolicy.maximumDuration) so that it outlasts a rebuild, or keep the index up to date with live indexing (SpotliteIndexer.start())"))
     }
 
     @Test("the command line shows the engine's words without the index's internals")

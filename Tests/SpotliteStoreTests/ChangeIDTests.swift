@@ -205,7 +205,7 @@ struct ChangeTableUpgradeTests {
         #expect(retained.flatMap { $0.changes.map(\.changeID) } == [1, 2, 3])
         #expect(retained[1].changes.first?.tombstone == ["name": "p2".databaseValue, "summary": "two".databaseValue])
         #expect(try store.historyStatistics().changes == 3)
-        #expect(throws: HistoryError.self) { try store.fetchHistory(.after(HistoryToken(1))) }
+        #expect(throws: SpotliteStoreError.self) { try store.fetchHistory(.after(HistoryToken(1))) }
 
         // Ids 4 and 5 were given before the upgrade: new changes come after them, whoever writes.
         try store.write(author: "app") { db in try db.execute(sql: "INSERT INTO Package (name) VALUES ('p4')") }

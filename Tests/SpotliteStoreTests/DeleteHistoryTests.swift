@@ -79,7 +79,7 @@ struct DeleteHistoryTests {
     @Test func readOnlyStoreCannotDeleteButCanDryRun() throws {
         let (test, history) = try Self.makeScenario()
         let reader = try test.reopen(options: StoreOptions(readOnly: true))
-        #expect(throws: StoreError.readOnlyStore(operation: "delete history")) {
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "delete history")) {
             try reader.deleteHistory(.through(history[4].token))
         }
         #expect(try reader.deleteHistory(.through(history[4].token), dryRun: true) == 5)
@@ -131,15 +131,15 @@ struct ExpiredTokenTests {
         let t = try test.allHistory().map(\.token)
         try test.store.deleteHistory(.through(t[1]))
 
-        #expect(throws: HistoryError.expiredToken(requested: t[0], purgedThrough: t[1])) {
+        #expect(throws: SpotliteStoreError.expiredToken(requested: t[0], purgedThrough: t[1])) {
             try test.store.fetchHistory(.after(t[0]))
         }
-        #expect(throws: HistoryError.expiredToken(requested: nil, purgedThrough: t[1])) {
+        #expect(throws: SpotliteStoreError.expiredToken(requested: nil, purgedThrough: t[1])) {
             try test.store.fetchHistory(.after(nil))
         }
-        #expect(throws: HistoryError.self) { try test.store.fetchChanges(.after(t[0])) }
-        #expect(throws: HistoryError.self) { try test.store.countHistory(.after(nil)) }
-        #expect(throws: HistoryError.self) { try test.store.countChanges(.after(t[0])) }
+        #expect(throws: SpotliteStoreError.self) { try test.store.fetchChanges(.after(t[0])) }
+        #expect(throws: SpotliteStoreError.self) { try test.store.countHistory(.after(nil)) }
+        #expect(throws: SpotliteStoreError.self) { try test.store.countChanges(.after(t[0])) }
         // A consumer that processed the deleted history continues normally.
         #expect(try test.store.fetchHistory(.after(t[1])).map(\.token) == [t[2], t[3]])
         #expect(try test.store.fetchHistory(.after(t[2])).map(\.token) == [t[3]])
@@ -155,7 +155,7 @@ struct ExpiredTokenTests {
         let t = try test.allHistory().map(\.token)
         try test.store.deleteHistory(.through(t[1]).onlyAuthors(["importer"]))
         // A consumer at t[0] would never see the importer's deleted transaction: it must be told.
-        #expect(throws: HistoryError.expiredToken(requested: t[0], purgedThrough: t[1])) {
+        #expect(throws: SpotliteStoreError.expiredToken(requested: t[0], purgedThrough: t[1])) {
             try test.store.fetchHistory(.after(t[0]))
         }
     }
@@ -168,7 +168,7 @@ struct ExpiredTokenTests {
         let history = try test.allHistory()
         try test.store.deleteHistory(.through(history[0].token))
         let before = history[0].timestamp.addingTimeInterval(-1)
-        #expect(throws: HistoryError.expiredDate(requested: before, purgedThrough: history[0].timestamp)) {
+        #expect(throws: SpotliteStoreError.expiredDate(requested: before, purgedThrough: history[0].timestamp)) {
             try test.store.fetchHistory(.after(before))
         }
         #expect(try test.store.fetchHistory(.after(history[0].timestamp)).map(\.token) == [history[1].token])
@@ -179,21 +179,21 @@ struct ExpiredTokenTests {
         try test.insertPackage("a")
         let current = try #require(try test.store.currentToken())
         let future = HistoryToken(current.rawValue + 100)
-        #expect(throws: HistoryError.unknownToken(requested: future, current: current)) {
+        #expect(throws: SpotliteStoreError.unknownToken(requested: future, current: current)) {
             try test.store.fetchHistory(.after(future))
         }
         let empty = try TestStore()
-        #expect(throws: HistoryError.unknownToken(requested: HistoryToken(1), current: nil)) {
+        #expect(throws: SpotliteStoreError.unknownToken(requested: HistoryToken(1), current: nil)) {
             try empty.store.fetchHistory(.after(HistoryToken(1)))
         }
     }
 
     @Test func errorDescriptionsTellTheWayOut() {
-        let expired = HistoryError.expiredToken(requested: HistoryToken(3), purgedThrough: HistoryToken(9))
+        let expired = SpotliteStoreError.expiredToken(requested: HistoryToken(3), purgedThrough: HistoryToken(9))
         #expect(expired.description.contains("token 3"))
         #expect(expired.description.contains("9"))
         #expect(expired.description.contains("resynchronise"))
-        #expect(HistoryError.unknownToken(requested: HistoryToken(5), current: nil).description.contains("re-created"))
-        #expect(HistoryError.invalidLimit(0).description.contains("at least 1"))
+        #expect(SpotliteStoreError.unknownToken(requested: HistoryToken(5), current: nil).description.contains("re-created"))
+        #expect(SpotliteStoreError.invalidLimit(0).description.contains("at least 1"))
     }
 }

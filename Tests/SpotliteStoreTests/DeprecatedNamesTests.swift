@@ -67,4 +67,41 @@ struct DeprecatedNamesTests {
         #expect(result.deletedTransactions == 1)
         #expect(try test.store.transactionCount() == 0)
     }
+
+    @available(*, deprecated)
+    @Test("the former error types' case patterns match what they matched; `is` widens, which their warning says")
+    func theOldErrorTypesAreSpotliteStoreError() throws {
+        let test = try TestStore()
+        try test.insertPackage("vim")
+        let first = try #require(try test.store.currentToken())
+        try test.insertPackage("gimp")
+        let newest = try #require(try test.store.currentToken())
+        try test.store.deleteHistory(.through(newest))
+        do {
+            _ = try test.store.fetchHistory(.after(first))
+            Issue.record("history after a deleted token was fetched")
+        } catch HistoryError.expiredToken(let requested, let purgedThrough) {
+            #expect(requested == first && purgedThrough == newest)
+        }
+        do {
+            _ = try RecordImporter(store: test.store, entity: "Package", batchSize: 0)
+            Issue.record("a batch size of 0 was accepted")
+        } catch ImportError.invalidBatchSize(let size, .importLines) {
+            #expect(size == 0)
+        }
+        let readOnly = try test.reopen(options: StoreOptions(readOnly: true))
+        do {
+            try readOnly.write(author: "app") { _ in }
+            Issue.record("a read-only store wrote")
+        } catch StoreError.readOnlyStore(let operation) {
+            #expect(operation == "write")
+        }
+        let phase: MigrationError.Phase = .didMigrate
+        #expect(phase == SpotliteStoreError.MigrationPhase.didMigrate)
+        // What the deprecation messages warn about: each former name is the whole type now.
+        let importing: any Error = SpotliteStoreError.invalidAuthor("")
+        #expect(importing is HistoryError && importing is StoreError)
+        #expect((importing as? SpotliteStoreError)?.area == .importing)
+        #expect(TrackerError.unknownMergeHook(UUID()).area == .tracking)
+    }
 }

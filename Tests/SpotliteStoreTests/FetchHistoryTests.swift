@@ -133,8 +133,8 @@ struct FetchHistoryTests {
 
     @Test func invalidLimitIsRejected() throws {
         let scenario = try Scenario()
-        #expect(throws: HistoryError.invalidLimit(0)) { try scenario.test.store.fetchHistory(.after(nil).limit(0)) }
-        #expect(throws: HistoryError.invalidLimit(-5)) { try scenario.test.store.fetchChanges(.after(nil).limit(-5)) }
+        #expect(throws: SpotliteStoreError.invalidLimit(0)) { try scenario.test.store.fetchHistory(.after(nil).limit(0)) }
+        #expect(throws: SpotliteStoreError.invalidLimit(-5)) { try scenario.test.store.fetchChanges(.after(nil).limit(-5)) }
     }
 
     @Test func emptyStoreHasNoHistory() throws {

@@ -302,7 +302,7 @@ struct HistoryConsumerDriverTests {
     @Test func aReadOnlyStoreCannotBeConsumed() throws {
         let test = try TestStore()
         let readOnly = try test.reopen(options: StoreOptions(readOnly: true))
-        #expect(throws: StoreError.self) {
+        #expect(throws: SpotliteStoreError.self) {
             _ = try HistoryConsumerDriver(store: readOnly, consumer: SummaryMirror())
         }
     }

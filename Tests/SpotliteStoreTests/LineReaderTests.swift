@@ -47,7 +47,7 @@ struct LineReaderTests {
         input.append(Data(repeating: UInt8(ascii: " "), count: LineReader.defaultMaximumLineBytes + 1))
         try input.write(to: URL(fileURLWithPath: path))
         let importer = try RecordImporter(store: store, entity: "Package", batchSize: 1)
-        let error = #expect(throws: ImportError.self) {
+        let error = #expect(throws: SpotliteStoreError.self) {
             try importer.run(from: try #require(FileHandle(forReadingAtPath: path)))
         }
         #expect(error?.description.contains("line 2") == true, "\(String(describing: error))")

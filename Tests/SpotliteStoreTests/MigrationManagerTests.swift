@@ -101,7 +101,7 @@ struct MigrationManagerTests {
     }
 
     @Test func managerNeedsStages() {
-        let error = #expect(throws: MigrationError.noStages) { try StagedMigrationManager([]) }
+        let error = #expect(throws: SpotliteStoreError.noStages) { try StagedMigrationManager([]) }
         #expect(error?.description.contains("init(version:)") == true)
     }
 
@@ -116,7 +116,7 @@ struct MigrationManagerTests {
             .lightweight(migratingFrom: NoteVersions.v1, to: NoteVersions.v2, renames: [NoteVersions.renameTitle]),
             .lightweight(migratingFrom: NoteVersions.v1, to: NoteVersions.v3),
         ]
-        let error = #expect(throws: MigrationError.brokenChain(stage: "v1 → v3", expectedStart: "v2")) {
+        let error = #expect(throws: SpotliteStoreError.brokenChain(stage: "v1 → v3", expectedStart: "v2")) {
             try StagedMigrationManager(stages)
         }
         #expect(error?.description.contains("list the stages in order") == true)
@@ -127,7 +127,7 @@ struct MigrationManagerTests {
             .lightweight(migratingFrom: NoteVersions.v1, to: NoteVersions.v2, renames: [NoteVersions.renameTitle]),
             .lightweight(migratingFrom: NoteVersions.v2, to: ModelVersion(name: "v1", model: NoteVersions.v1.model)),
         ]
-        #expect(throws: MigrationError.repeatedVersion("v1")) { try StagedMigrationManager(stages) }
+        #expect(throws: SpotliteStoreError.repeatedVersion("v1")) { try StagedMigrationManager(stages) }
     }
 
     @Test func aVersionNameCannotHaveTwoModels() {
@@ -136,7 +136,7 @@ struct MigrationManagerTests {
             .lightweight(migratingFrom: NoteVersions.v1, to: NoteVersions.v2, renames: [NoteVersions.renameTitle]),
             .lightweight(migratingFrom: changedV2, to: NoteVersions.v3, renames: [NoteVersions.renameNote]),
         ]
-        let error = #expect(throws: MigrationError.conflictingVersion(
+        let error = #expect(throws: SpotliteStoreError.conflictingVersion(
             name: "v2", checksums: [NoteVersions.v2.checksum, changedV2.checksum])) {
             try StagedMigrationManager(stages)
         }
@@ -146,7 +146,7 @@ struct MigrationManagerTests {
     @Test func invalidModelsAreNamedWithTheirVersion() {
         let bad = ModelVersion(name: "v2", model: StoreModel(entities: [
             EntityDescription(name: "spotlite_notes", key: "id")]))
-        let error = #expect(throws: MigrationError.self) {
+        let error = #expect(throws: SpotliteStoreError.self) {
             try StagedMigrationManager([.lightweight(migratingFrom: NoteVersions.v1, to: bad)])
         }
         guard case let .invalidModel(version, problem)? = error else {
@@ -155,7 +155,7 @@ struct MigrationManagerTests {
         }
         #expect(version == "v2")
         #expect(problem.contains("spotlite_notes"))
-        #expect(throws: MigrationError.self) {
+        #expect(throws: SpotliteStoreError.self) {
             try StagedMigrationManager(version: ModelVersion(name: " ", model: NoteVersions.v1.model))
         }
     }
@@ -197,7 +197,7 @@ struct MigrationManagerTests {
             name: "Note", key: "id", keyType: .integer,
             attributes: [AttributeDescription(name: "title", type: .integer), AttributeDescription(name: "body", type: .text),
                          AttributeDescription(name: "legacy", type: .text)])]))
-        let error = #expect(throws: MigrationError.self) {
+        let error = #expect(throws: SpotliteStoreError.self) {
             try StagedMigrationManager([.lightweight(migratingFrom: NoteVersions.v1, to: numericTitle)])
         }
         guard case let .unsupportedChange(stage, reason)? = error else {
@@ -214,7 +214,7 @@ struct MigrationManagerTests {
             name: "Note", key: "title", keyType: .text,
             attributes: [AttributeDescription(name: "id", type: .integer), AttributeDescription(name: "body", type: .text),
                          AttributeDescription(name: "legacy", type: .text)])]))
-        let error = #expect(throws: MigrationError.self) {
+        let error = #expect(throws: SpotliteStoreError.self) {
             try MigrationStage.lightweight(migratingFrom: NoteVersions.v1, to: rekeyed).schemaChanges()
         }
         #expect(error?.description.contains("changes its key from id (integer) to title (text)") == true)
@@ -239,7 +239,7 @@ struct MigrationManagerTests {
     func renamesMustFitTheVersions(rename: ModelRename, problem: String) {
         let stage = MigrationStage.lightweight(migratingFrom: NoteVersions.v2, to: NoteVersions.v3,
                                                renames: [NoteVersions.renameNote, rename])
-        let error = #expect(throws: MigrationError.self) { try stage.schemaChanges() }
+        let error = #expect(throws: SpotliteStoreError.self) { try stage.schemaChanges() }
         #expect(error?.description.contains(problem) == true, "\(String(describing: error))")
     }
 
@@ -248,14 +248,14 @@ struct MigrationManagerTests {
         let swapped = ModelVersion(name: "b", model: StoreModel(entities: [NoteVersions.note2, NoteVersions.folder]))
         let onto = MigrationStage.lightweight(migratingFrom: twoEntities, to: swapped,
                                               renames: [.entity(from: "Note", to: "Folder")])
-        #expect(throws: MigrationError.self) { try onto.schemaChanges() }
+        #expect(throws: SpotliteStoreError.self) { try onto.schemaChanges() }
         let twice = MigrationStage.lightweight(migratingFrom: NoteVersions.v1, to: NoteVersions.v3,
                                                renames: [.entity(from: "Note", to: "Memo"), .entity(from: "note", to: "Memo")])
-        let error = #expect(throws: MigrationError.self) { try twice.schemaChanges() }
+        let error = #expect(throws: SpotliteStoreError.self) { try twice.schemaChanges() }
         #expect(error?.description.contains("appears in two entity renames") == true)
         let newEntity = MigrationStage.lightweight(migratingFrom: NoteVersions.v1, to: NoteVersions.v2,
                                                    renames: [.attribute(entity: "Folder", from: "id", to: "name")])
-        let newEntityError = #expect(throws: MigrationError.self) { try newEntity.schemaChanges() }
+        let newEntityError = #expect(throws: SpotliteStoreError.self) { try newEntity.schemaChanges() }
         #expect(newEntityError?.description.contains("Folder is new in the next version") == true)
     }
 }

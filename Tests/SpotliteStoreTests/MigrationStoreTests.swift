@@ -142,7 +142,7 @@ struct MigrationStoreTests {
                     }),
         ]
         let manager = try StagedMigrationManager(stages)
-        let error = #expect(throws: MigrationError.stageFailed(stage: "v2 → v3", phase: .didMigrate, message: "injected failure")) {
+        let error = #expect(throws: SpotliteStoreError.stageFailed(stage: "v2 → v3", phase: .didMigrate, message: "injected failure")) {
             try SpotliteStore(path: path, migrationManager: manager)
         }
         #expect(error?.description.contains("rolled back, leaving the store at its previous version") == true)
@@ -169,8 +169,8 @@ struct MigrationStoreTests {
         #expect(try store.migrationLog().map(\.event) == [.created, .custom, .custom])
     }
 
-    @Test(arguments: [MigrationError.Phase.willMigrate, .schemaChange])
-    func failuresNameTheirPhase(phase: MigrationError.Phase) throws {
+    @Test(arguments: [SpotliteStoreError.MigrationPhase.willMigrate, .schemaChange])
+    func failuresNameTheirPhase(phase: SpotliteStoreError.MigrationPhase) throws {
         let directory = try TemporaryDirectory()
         let path = try Self.makeVersion1Store(in: directory)
         let stage: MigrationStage
@@ -182,7 +182,7 @@ struct MigrationStoreTests {
             try SQLiteShell.run(path, "CREATE INDEX Note_legacy ON Note(legacy);")
             stage = .lightweight(migratingFrom: NoteVersions.v1, to: NoteVersions.v2, renames: [NoteVersions.renameTitle])
         }
-        let error = #expect(throws: MigrationError.self) {
+        let error = #expect(throws: SpotliteStoreError.self) {
             try SpotliteStore(path: path, migrationManager: try StagedMigrationManager([stage]))
         }
         guard case let .stageFailed(name, failedPhase, message)? = error else {
@@ -208,11 +208,11 @@ struct MigrationStoreTests {
         _ = try SpotliteStore(path: path, migrationManager: try StagedMigrationManager(NoteVersions.lightweightStages()))
         let olderApp = try StagedMigrationManager([
             .lightweight(migratingFrom: NoteVersions.v1, to: NoteVersions.v2, renames: [NoteVersions.renameTitle])])
-        let error = #expect(throws: MigrationError.storeIsNewer(store: NoteVersions.v3.id, newest: NoteVersions.v2.id)) {
+        let error = #expect(throws: SpotliteStoreError.storeIsNewer(store: NoteVersions.v3.id, newest: NoteVersions.v2.id)) {
             try SpotliteStore(path: path, migrationManager: olderApp)
         }
         #expect(error?.description.contains("open it with a newer version of the app") == true)
-        #expect(throws: MigrationError.self) { try olderApp.status(ofStoreAtPath: path) }
+        #expect(throws: SpotliteStoreError.self) { try olderApp.status(ofStoreAtPath: path) }
     }
 
     @Test func aVersionNoStageStartsFromIsRefused() throws {
@@ -220,7 +220,7 @@ struct MigrationStoreTests {
         let path = try Self.makeVersion1Store(in: directory)
         let laterStagesOnly = try StagedMigrationManager([
             .lightweight(migratingFrom: NoteVersions.v2, to: NoteVersions.v3, renames: [NoteVersions.renameNote])])
-        let error = #expect(throws: MigrationError.unknownStoreVersion(NoteVersions.v1.id, known: ["v2", "v3"])) {
+        let error = #expect(throws: SpotliteStoreError.unknownStoreVersion(NoteVersions.v1.id, known: ["v2", "v3"])) {
             try SpotliteStore(path: path, migrationManager: laterStagesOnly)
         }
         #expect(error?.description.contains("add a stage from v1") == true)
@@ -233,7 +233,7 @@ struct MigrationStoreTests {
         let path = try Self.makeVersion1Store(in: directory)
         var edited = NoteVersions.v1
         edited.model.entities[0].attributes.append(AttributeDescription(name: "extra", type: .text))
-        let error = #expect(throws: MigrationError.checksumMismatch(
+        let error = #expect(throws: SpotliteStoreError.checksumMismatch(
             version: "v1", store: NoteVersions.v1.checksum, model: edited.checksum)) {
             try SpotliteStore(path: path, migrationManager: try StagedMigrationManager(version: edited))
         }
@@ -269,11 +269,11 @@ struct MigrationStoreTests {
         let path = directory.path("store.sqlite")
         try SQLiteShell.run(path, "CREATE TABLE Note (id INTEGER PRIMARY KEY, title TEXT, body TEXT, legacy TEXT, extra TEXT);")
         let manager = try StagedMigrationManager(NoteVersions.lightweightStages())
-        let error = #expect(throws: MigrationError.unrecognizedSchema(path: path, matching: [], known: ["v1", "v2", "v3"])) {
+        let error = #expect(throws: SpotliteStoreError.unrecognizedSchema(path: path, matching: [], known: ["v1", "v2", "v3"])) {
             try manager.migrateStore(atPath: path)
         }
         #expect(error?.description.contains("`assumingVersion:`") == true)
-        #expect(throws: MigrationError.unknownVersionName("v7", known: ["v1", "v2", "v3"])) {
+        #expect(throws: SpotliteStoreError.unknownVersionName("v7", known: ["v1", "v2", "v3"])) {
             try manager.migrateStore(atPath: path, assumingVersion: "v7")
         }
 
@@ -290,7 +290,7 @@ struct MigrationStoreTests {
         _ = try SpotliteStore(path: path, model: NoteVersions.v1.model)
         let sameShape = ModelVersion(name: "v1-fixed", model: NoteVersions.v1.model)
         let manager = try StagedMigrationManager([.custom(migratingFrom: NoteVersions.v1, to: sameShape, didMigrate: { _ in })])
-        #expect(throws: MigrationError.unrecognizedSchema(path: path, matching: ["v1", "v1-fixed"], known: ["v1", "v1-fixed"])) {
+        #expect(throws: SpotliteStoreError.unrecognizedSchema(path: path, matching: ["v1", "v1-fixed"], known: ["v1", "v1-fixed"])) {
             try manager.migrateStore(atPath: path)
         }
         #expect(try manager.migrateStore(atPath: path, assumingVersion: "v1-fixed").map(\.event) == [.adopted])
@@ -302,11 +302,11 @@ struct MigrationStoreTests {
         let directory = try TemporaryDirectory()
         let path = try Self.makeVersion1Store(in: directory)
         let manager = try StagedMigrationManager(NoteVersions.lightweightStages())
-        let error = #expect(throws: MigrationError.migrationRequired(store: NoteVersions.v1.id, newest: NoteVersions.v3.id)) {
+        let error = #expect(throws: SpotliteStoreError.migrationRequired(store: NoteVersions.v1.id, newest: NoteVersions.v3.id)) {
             try SpotliteStore(path: path, migrationManager: manager, options: StoreOptions(readOnly: true))
         }
         #expect(error?.description.contains("open it once without readOnly") == true)
-        #expect(throws: StoreError.readOnlyStore(operation: "migrate")) {
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "migrate")) {
             try manager.migrateStore(atPath: path, options: StoreOptions(readOnly: true))
         }
         try manager.migrateStore(atPath: path)
@@ -328,7 +328,7 @@ struct MigrationStoreTests {
     @Test func aMissingFolderIsAStoreError() throws {
         let directory = try TemporaryDirectory()
         let folder = directory.path("absent")
-        #expect(throws: StoreError.missingDirectory(path: folder)) {
+        #expect(throws: SpotliteStoreError.missingDirectory(path: folder)) {
             try StagedMigrationManager(version: NoteVersions.v1).migrateStore(atPath: folder + "/store.sqlite")
         }
     }

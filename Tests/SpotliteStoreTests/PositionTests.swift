@@ -41,7 +41,7 @@ struct PositionTests {
 
     @Test func positionForATokenTheStoreNeverIssuedIsRejected() throws {
         let test = try TestStore()
-        #expect(throws: HistoryError.unknownToken(requested: HistoryToken(1), current: nil)) {
+        #expect(throws: SpotliteStoreError.unknownToken(requested: HistoryToken(1), current: nil)) {
             try test.store.setPosition(HistoryToken(1), for: "indexer")
         }
         #expect(try test.store.positions().isEmpty)
@@ -66,10 +66,10 @@ struct PositionTests {
         try test.store.setPosition(token, for: "indexer")
         let reader = try test.reopen(options: StoreOptions(readOnly: true))
         #expect(try reader.position(of: "indexer")?.token == token)
-        #expect(throws: StoreError.readOnlyStore(operation: "save a position")) {
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "save a position")) {
             try reader.setPosition(token, for: "other")
         }
-        #expect(throws: StoreError.readOnlyStore(operation: "remove a position")) {
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "remove a position")) {
             try reader.removePosition(for: "indexer")
         }
     }

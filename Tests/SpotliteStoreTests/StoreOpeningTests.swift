@@ -44,7 +44,7 @@ struct StoreOpeningTests {
     @Test func missingDirectoryIsAnError() throws {
         let directory = try TemporaryDirectory()
         let missing = directory.path("no/such/folder")
-        let error = #expect(throws: StoreError.missingDirectory(path: missing)) {
+        let error = #expect(throws: SpotliteStoreError.missingDirectory(path: missing)) {
             try SpotliteStore(path: missing + "/store.sqlite", model: Fixtures.model)
         }
         #expect(error?.description.contains("mkdir -p") == true)
@@ -54,7 +54,7 @@ struct StoreOpeningTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("store.sqlite")
         try SQLiteShell.run(path, "CREATE TABLE Package (name TEXT PRIMARY KEY, summary TEXT, size TEXT);")
-        let error = #expect(throws: StoreError.self) { try SpotliteStore(path: path, model: Fixtures.model) }
+        let error = #expect(throws: SpotliteStoreError.self) { try SpotliteStore(path: path, model: Fixtures.model) }
         #expect(error == .schemaMismatch(
             table: "Package", missingColumns: ["section"],
             mismatchedColumns: [.init(column: "size", expected: .integer, declaredType: "TEXT")]))
@@ -105,7 +105,7 @@ struct StoreOpeningTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("store.sqlite")
         try SQLiteShell.run(path, "CREATE TABLE Package (name TEXT, summary TEXT, section TEXT, size INTEGER);")
-        #expect(throws: StoreError.keyNotUnique(table: "Package", column: "name")) {
+        #expect(throws: SpotliteStoreError.keyNotUnique(table: "Package", column: "name")) {
             try SpotliteStore(path: path, model: StoreModel(entities: [Fixtures.package]))
         }
         try SQLiteShell.run(path, "CREATE UNIQUE INDEX package_name ON Package(name);")
@@ -118,7 +118,7 @@ struct StoreOpeningTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("store.sqlite")
         try SQLiteShell.run(path, "CREATE VIEW Package AS SELECT 1 AS name;")
-        #expect(throws: StoreError.notATable("Package", kind: "view")) {
+        #expect(throws: SpotliteStoreError.notATable("Package", kind: "view")) {
             try SpotliteStore(path: path, model: StoreModel(entities: [Fixtures.package]))
         }
     }
@@ -128,10 +128,10 @@ struct StoreOpeningTests {
         try test.store.write(author: nil) { db in
             try db.execute(sql: "UPDATE spotlite_meta SET value = 99 WHERE key = 'history_schema_version'")
         }
-        #expect(throws: StoreError.unsupportedHistorySchema(found: 99, supported: HistorySchema.version)) {
+        #expect(throws: SpotliteStoreError.unsupportedHistorySchema(found: 99, supported: HistorySchema.version)) {
             try test.reopen()
         }
-        #expect(throws: StoreError.unsupportedHistorySchema(found: 99, supported: HistorySchema.version)) {
+        #expect(throws: SpotliteStoreError.unsupportedHistorySchema(found: 99, supported: HistorySchema.version)) {
             try test.reopen(options: StoreOptions(readOnly: true))
         }
     }
@@ -139,12 +139,12 @@ struct StoreOpeningTests {
     @Test func readOnlyStoreRequiresAnExistingSpotliteFile() throws {
         let directory = try TemporaryDirectory()
         let missing = directory.path("missing.sqlite")
-        #expect(throws: StoreError.missingStore(path: missing)) {
+        #expect(throws: SpotliteStoreError.missingStore(path: missing)) {
             try SpotliteStore(path: missing, model: Fixtures.model, options: StoreOptions(readOnly: true))
         }
         let plain = directory.path("plain.sqlite")
         try SQLiteShell.run(plain, "PRAGMA journal_mode = WAL; CREATE TABLE t (x);")
-        #expect(throws: StoreError.notASpotliteStore(path: plain)) {
+        #expect(throws: SpotliteStoreError.notASpotliteStore(path: plain)) {
             try SpotliteStore(path: plain, model: Fixtures.model, options: StoreOptions(readOnly: true))
         }
     }
@@ -162,7 +162,7 @@ struct StoreOpeningTests {
 
     @Test func readOnlyStoreRequiresTheModelsTables() throws {
         let test = try TestStore(model: StoreModel(entities: [Fixtures.package]))
-        #expect(throws: StoreError.missingTable("Item")) {
+        #expect(throws: SpotliteStoreError.missingTable("Item")) {
             try test.reopen(model: Fixtures.model, options: StoreOptions(readOnly: true))
         }
     }
@@ -171,10 +171,10 @@ struct StoreOpeningTests {
         let test = try TestStore()
         try test.insertPackage("zsh")
         let reader = try test.reopen(options: StoreOptions(readOnly: true))
-        #expect(throws: StoreError.readOnlyStore(operation: "write")) {
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "write")) {
             try reader.write(author: "app") { db in try db.execute(sql: "DELETE FROM Package") }
         }
-        #expect(throws: StoreError.readOnlyStore(operation: "seal pending changes")) { try reader.sealPendingChanges() }
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "seal pending changes")) { try reader.sealPendingChanges() }
         #expect(try reader.fetchHistory(.after(nil)).count == 1)
         #expect(try reader.currentToken() == test.store.currentToken())
         #expect(try reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM Package") } == 1)
@@ -189,22 +189,22 @@ struct ModelValidationTests {
     }
 
     @Test func invalidIdentifiersAreRejected() throws {
-        #expect(throws: StoreError.invalidIdentifier("1abc", role: "entity name")) {
+        #expect(throws: SpotliteStoreError.invalidIdentifier("1abc", role: "entity name")) {
             try open([EntityDescription(name: "1abc", key: "id")])
         }
-        #expect(throws: StoreError.invalidIdentifier("bad-name", role: "attribute of entity Thing")) {
+        #expect(throws: SpotliteStoreError.invalidIdentifier("bad-name", role: "attribute of entity Thing")) {
             try open([EntityDescription(name: "Thing", key: "id", attributes: [AttributeDescription(name: "bad-name")])])
         }
-        #expect(throws: StoreError.invalidIdentifier("", role: "key of entity Thing")) {
+        #expect(throws: SpotliteStoreError.invalidIdentifier("", role: "key of entity Thing")) {
             try open([EntityDescription(name: "Thing", key: "")])
         }
-        #expect(throws: StoreError.invalidIdentifier("Thing\"; DROP TABLE x; --", role: "entity name")) {
+        #expect(throws: SpotliteStoreError.invalidIdentifier("Thing\"; DROP TABLE x; --", role: "entity name")) {
             try open([EntityDescription(name: "Thing\"; DROP TABLE x; --", key: "id")])
         }
     }
 
     @Test func reservedPrefixIsRejectedForTables() throws {
-        let error = #expect(throws: StoreError.reservedIdentifier("Spotlite_change", role: "entity name")) {
+        let error = #expect(throws: SpotliteStoreError.reservedIdentifier("Spotlite_change", role: "entity name")) {
             try open([EntityDescription(name: "Spotlite_change", key: "id")])
         }
         #expect(error?.description.contains("reserved") == true)
@@ -213,16 +213,16 @@ struct ModelValidationTests {
     @Test("columns follow the same rules as the configuration: no reserved prefix, no SQLite or importer name, 64 at most")
     func reservedColumnsAndLongNamesAreRejected() throws {
         for name in ["spotlite_rev", "SQLITE_x", "rowid", "OID", "_rowid_", "_delete"] {
-            let error = #expect(throws: StoreError.reservedIdentifier(name, role: "attribute of entity Thing")) {
+            let error = #expect(throws: SpotliteStoreError.reservedIdentifier(name, role: "attribute of entity Thing")) {
                 try open([EntityDescription(name: "Thing", key: "id", attributes: [AttributeDescription(name: name)])])
             }
             #expect(error?.description.contains("reserved") == true, "\(name)")
         }
-        #expect(throws: StoreError.reservedIdentifier("sqlite_notes", role: "entity name")) {
+        #expect(throws: SpotliteStoreError.reservedIdentifier("sqlite_notes", role: "entity name")) {
             try open([EntityDescription(name: "sqlite_notes", key: "id")])
         }
         let long = String(repeating: "n", count: 65)
-        let error = #expect(throws: StoreError.invalidIdentifier(long, role: "entity name")) {
+        let error = #expect(throws: SpotliteStoreError.invalidIdentifier(long, role: "entity name")) {
             try open([EntityDescription(name: long, key: "id")])
         }
         #expect(error?.description.contains("at most 64") == true)
@@ -231,20 +231,20 @@ struct ModelValidationTests {
     }
 
     @Test func duplicateNamesDifferingOnlyByCaseAreRejected() throws {
-        #expect(throws: StoreError.duplicateName("package", scope: "the model's entities")) {
+        #expect(throws: SpotliteStoreError.duplicateName("package", scope: "the model's entities")) {
             try open([EntityDescription(name: "Package", key: "id"), EntityDescription(name: "package", key: "id")])
         }
-        #expect(throws: StoreError.duplicateName("Label", scope: "the attributes of entity Thing")) {
+        #expect(throws: SpotliteStoreError.duplicateName("Label", scope: "the attributes of entity Thing")) {
             try open([EntityDescription(
                 name: "Thing", key: "id", attributes: [AttributeDescription(name: "label"), AttributeDescription(name: "Label")])])
         }
     }
 
     @Test func tombstoneColumnsMustExistAndNotBeBlobs() throws {
-        #expect(throws: StoreError.unknownColumn("missing", entity: "Thing", role: "preserve_on_delete")) {
+        #expect(throws: SpotliteStoreError.unknownColumn("missing", entity: "Thing", role: "preserve_on_delete")) {
             try open([EntityDescription(name: "Thing", key: "id", preserveOnDelete: ["missing"])])
         }
-        #expect(throws: StoreError.blobInTombstone(entity: "Thing", column: "data")) {
+        #expect(throws: SpotliteStoreError.blobInTombstone(entity: "Thing", column: "data")) {
             try open([EntityDescription(
                 name: "Thing", key: "id", attributes: [AttributeDescription(name: "data", type: .blob)],
                 preserveOnDelete: ["data"])])
@@ -252,7 +252,7 @@ struct ModelValidationTests {
     }
 
     @Test func keyListedAsAttributeMustAgreeOnType() throws {
-        #expect(throws: StoreError.conflictingKeyType(entity: "Thing", key: "id", keyType: .integer, attributeType: .text)) {
+        #expect(throws: SpotliteStoreError.conflictingKeyType(entity: "Thing", key: "id", keyType: .integer, attributeType: .text)) {
             try open([EntityDescription(
                 name: "Thing", key: "id", keyType: .integer, attributes: [AttributeDescription(name: "id", type: .text)])])
         }

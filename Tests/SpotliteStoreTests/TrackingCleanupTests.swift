@@ -82,10 +82,10 @@ struct TrackingCleanupTests {
         #expect(cleanup.watermark == old, "the reader lags at its position")
 
         let readerEvents = TrackerEventLog(reader)
-        await #expect(throws: HistoryError.expiredToken(requested: old, purgedThrough: lagging)) {
+        await #expect(throws: SpotliteStoreError.expiredToken(requested: old, purgedThrough: lagging)) {
             try await reader.processPendingHistory()
         }
-        #expect(await waitUntil { readerEvents.failures.contains { $0 as? HistoryError != nil } })
+        #expect(await waitUntil { readerEvents.failures.contains { ($0 as? SpotliteStoreError)?.area == .history } })
         #expect(readerInbox.tokens == [old], "expired history is reported, never silently skipped")
 
         // The reader resynchronises from the rows, then continues from the current token.
@@ -129,7 +129,7 @@ struct TrackingCleanupTests {
         // When the watch app finally runs, it is told its history is gone.
         let watch = try HistoryTracker(
             store: try test.reopen(), configuration: trackerConfiguration("watch", allAuthors: authors, autoStart: false))
-        await #expect(throws: HistoryError.expiredToken(requested: nil, purgedThrough: token)) {
+        await #expect(throws: SpotliteStoreError.expiredToken(requested: nil, purgedThrough: token)) {
             try await watch.processPendingHistory()
         }
         try watch.resetPosition()
@@ -166,7 +166,7 @@ struct TrackingCleanupTests {
 
         let weekLater = try app.deleter().deleteConsumedHistory(now: Date().addingTimeInterval(8 * Self.day))
         #expect(weekLater.deletedTransactions == 2)
-        #expect(throws: HistoryError.expiredToken(requested: t1, purgedThrough: t3)) {
+        #expect(throws: SpotliteStoreError.expiredToken(requested: t1, purgedThrough: t3)) {
             try test.store.fetchHistory(.after(position))
         }
     }

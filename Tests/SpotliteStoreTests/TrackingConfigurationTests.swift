@@ -22,14 +22,14 @@ struct TrackingConfigurationTests {
 
     @Test func unworkableConfigurationsAreRejectedWithTheWayOut() throws {
         let test = try TestStore()
-        func rejection(_ adjust: (inout HistoryTrackerConfiguration) -> Void) -> TrackerError? {
+        func rejection(_ adjust: (inout HistoryTrackerConfiguration) -> Void) -> SpotliteStoreError? {
             var configuration = HistoryTrackerConfiguration(
                 currentAuthor: "app", allAuthors: ["app", "importer"], autoStart: false)
             adjust(&configuration)
             do {
                 _ = try HistoryTracker(store: test.store, configuration: configuration)
                 return nil
-            } catch let error as TrackerError {
+            } catch let error as SpotliteStoreError {
                 return error
             } catch {
                 Issue.record("unexpected error \(error)")
@@ -37,7 +37,7 @@ struct TrackingConfigurationTests {
             }
         }
 
-        let cases: [(TrackerError?, TrackerError, String)] = [
+        let cases: [(SpotliteStoreError?, SpotliteStoreError, String)] = [
             (rejection { $0.currentAuthor = "other" }, .currentAuthorNotListed("other"), "add it there"),
             (rejection { $0.currentAuthor = " app" }, .invalidAuthorName(" app", role: "the current author"), "without leading"),
             (rejection { $0.allAuthors.append("") }, .invalidAuthorName("", role: "the listed author"), "non-empty"),
@@ -46,7 +46,7 @@ struct TrackingConfigurationTests {
             (rejection { $0.deletionSchedule = .notifications(0) }, .invalidNotificationCount(0), "at least 1"),
             (rejection { $0.deletionSchedule = .every(.zero) }, .invalidDuration(.zero, role: "deletion interval"), "positive"),
             (rejection { $0.maximumDuration = .seconds(-1) }, .invalidDuration(.seconds(-1), role: "maximum duration"), "nil"),
-            (rejection { $0.fetchBatchSize = 0 }, .invalidBatchSize(0), "at least 1"),
+            (rejection { $0.fetchBatchSize = 0 }, .invalidBatchSize(0, of: .trackerFetch), "at least 1"),
             (rejection { $0.consumers = ["indexer "] }, .invalidAuthorName("indexer ", role: "the consumer"), "trailing"),
         ]
         for (thrown, expected, hint) in cases {
@@ -61,7 +61,7 @@ struct TrackingConfigurationTests {
         let test = try TestStore()
         let readOnly = try test.reopen(options: StoreOptions(readOnly: true))
         let configuration = HistoryTrackerConfiguration(currentAuthor: "app", allAuthors: ["app"], autoStart: false)
-        #expect(throws: StoreError.readOnlyStore(operation: "track history (the tracker saves its position in the store)")) {
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "track history (the tracker saves its position in the store)")) {
             _ = try HistoryTracker(store: readOnly, configuration: configuration)
         }
     }

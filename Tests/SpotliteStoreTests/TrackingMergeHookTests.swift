@@ -71,10 +71,10 @@ struct TrackingMergeHookTests {
     @Test func beforeAnUnknownHookIsRejected() throws {
         let fixture = try Fixture()
         let stranger = UUID()
-        #expect(throws: TrackerError.unknownMergeHook(stranger)) {
+        #expect(throws: SpotliteStoreError.unknownMergeHook(stranger)) {
             try fixture.tracker.registerMergeHook(before: stranger) { _ in .goOn }
         }
-        #expect(TrackerError.unknownMergeHook(stranger).description.contains("register that hook first"))
+        #expect(SpotliteStoreError.unknownMergeHook(stranger).description.contains("register that hook first"))
     }
 
     @Test func theHookSeesTheTransactionsAndTheSubscribers() async throws {

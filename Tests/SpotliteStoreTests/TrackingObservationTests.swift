@@ -104,7 +104,7 @@ struct TrackingObservationTests {
         try test.store.deleteHistory(.through(t2))
 
         var iterator = test.store.observeHistory(from: .savedPosition("thumbnails")).makeAsyncIterator()
-        await #expect(throws: HistoryError.expiredToken(requested: t1, purgedThrough: t2)) {
+        await #expect(throws: SpotliteStoreError.expiredToken(requested: t1, purgedThrough: t2)) {
             _ = try await iterator.next(within: "the next observed transaction")
         }
         #expect(try await iterator.next(within: "the next observed transaction") == nil)

@@ -133,7 +133,7 @@ struct TrackingPositionTests {
         try tracker.resetPosition(to: t1)
         try await tracker.processPendingHistory()
         #expect(inbox.tokens == [t2])
-        #expect(throws: HistoryError.unknownToken(requested: HistoryToken(t2.rawValue + 100), current: t2)) {
+        #expect(throws: SpotliteStoreError.unknownToken(requested: HistoryToken(t2.rawValue + 100), current: t2)) {
             try tracker.resetPosition(to: HistoryToken(t2.rawValue + 100))
         }
     }

@@ -118,7 +118,7 @@ public struct IndexStatus: Sendable, Hashable {
                     let page = try store.fetchHistory(after: HistoryCursor(token: from), maximumChanges: 1)
                     oldestPendingDate = page.transactions.first?.timestamp
                 }
-            } catch is HistoryError {
+            } catch let error as SpotliteStoreError where error.area == .history {
                 // History after the index's token was purged: the next update rebuilds; count what is there.
                 pendingTransactions = try store.countHistory(HistoryRequest.allRetained)
                 rebuildCause = .historyDeleted(requested: from, purgedThrough: nil)

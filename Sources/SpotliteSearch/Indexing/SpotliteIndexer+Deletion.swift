@@ -20,12 +20,12 @@ extension SpotliteIndexer {
     ///   ``SearchError/cannotWrite(path:reason:)`` when the directory cannot be removed; SQLite's errors.
     @discardableResult
     public func deleteIndex(keepingPlacedShards: Bool = false) async throws -> IndexDeletion {
-        guard !isLive else { throw SearchError.indexingRunning }
+        guard !liveMode.isRunning else { throw SearchError.indexingRunning }
         return try await queued { indexer in try indexer.performDeletion(keepingPlacedShards: keepingPlacedShards) }
     }
 
     private func performDeletion(keepingPlacedShards: Bool) throws -> IndexDeletion {
-        guard !isLive else { throw SearchError.indexingRunning }
+        guard !liveMode.isRunning else { throw SearchError.indexingRunning }
         var deletion = IndexDeletion(hadIndex: false)
         try withWriterLock {
             deletion.hadIndex = directory.exists || directory.hasShardMap

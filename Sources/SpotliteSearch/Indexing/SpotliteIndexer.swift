@@ -51,9 +51,12 @@ public actor SpotliteIndexer {
     /// Writes the index: applies each round's history, rebuilds. The driver's rounds call it on the driver's own
     /// thread; the indexer only starts and ends updates (and retires it when released).
     let updater: IndexUpdater
-    /// The index's writer lock, held while anyone needs it (``lockUsers``): an update, live mode.
-    var lock: IndexWriterLock?
-    var lockUsers = 0
+    /// Live mode (``start()`` to ``stop()``): the writer lock and the driver it holds meanwhile, and what its last
+    /// round left (``lastError``).
+    let liveMode: IndexLiveMode
+    /// The index's writer lock while anyone holds it (an update, a deletion, live mode: each keeps the value as
+    /// long as it needs the lock, which is released with the last of them).
+    weak var lock: IndexWriterLock?
     /// The library's history loop, driving ``IndexHistoryConsumer``; made at the first update (it registers the
     /// indexer as a consumer of the store).
     var historyDriver: HistoryConsumerDriver<IndexHistoryConsumer>?
@@ -67,7 +70,7 @@ public actor SpotliteIndexer {
     /// The last error live indexing met, or nil after a successful update (it retries with a growing delay): a
     /// ``SearchError`` for the index's own failures (its ``SearchError/recovery`` is the way out), else the error
     /// of the store or of the document provider as it was thrown. Its description is what the indexer logs.
-    public var lastError: (any Error)? { updater.lastError }
+    public var lastError: (any Error)? { liveMode.lastError }
 
     /// A flag shared with whoever asks the indexer to stop, readable without the actor.
     final class StopRequest: Sendable {
@@ -107,6 +110,7 @@ public actor SpotliteIndexer {
         self.updater = IndexUpdater(store: store, indexPath: self.indexPath, configuration: configuration,
                                     schema: schema, directory: directory, provider: documentProvider,
                                     logger: self.logger, broadcaster: broadcaster, stopRequest: stopRequest)
+        self.liveMode = IndexLiveMode(logger: self.logger)
     }
 
     /// Released without ``stop()``, maybe during a live round (which then ends at its next step): the updater
@@ -115,8 +119,10 @@ public actor SpotliteIndexer {
     /// another thread once the step ends, so that releasing an indexer never blocks the releasing thread.
     deinit {
         stopRequest.set(true)
+        // Live mode's lock is released at the end of this scope, or once the updater retired on another thread.
+        let lock = liveMode.end()?.lock
         if updater.retireIfIdle() { return }
-        let updater = self.updater, lock = self.lock
+        let updater = self.updater
         DispatchQueue.global(qos: .utility).async {
             updater.retire()
             withExtendedLifetime(lock) {}
@@ -151,7 +157,9 @@ public actor SpotliteIndexer {
     ///
     /// - Throws: ``SearchError/indexLocked(path:holderPID:)`` when another indexer updates the index; the store's
     ///   errors; ``SearchError/engine(_:outcome:)`` when Xapian keeps failing a write (nothing past the last
-    ///   successful commit is recorded, so the next update retries those changes).
+    ///   successful commit is recorded, so the next update retries those changes);
+    ///   ``SearchError/historyDeletedWhileRebuilding(path:purgedThrough:rebuilds:)`` when the store's history keeps
+    ///   being deleted before the index can read what follows its rebuilds.
     @discardableResult
     public func update() async throws -> IndexUpdateSummary {
         try await queued { indexer in try await indexer.performUpdate(forcedReason: nil) }
@@ -188,24 +196,20 @@ public actor SpotliteIndexer {
     }
 
     func withWriterLock<T>(_ body: () throws -> T) throws -> T {
-        try retainLock()
-        defer { releaseLock() }
-        return try body()
+        let lock = try writerLock()
+        return try withExtendedLifetime(lock) { try body() }
     }
 
-    /// Takes the writer lock unless held already, for one more user.
-    func retainLock() throws {
-        if lock == nil { lock = try acquireLock() }
-        lockUsers += 1
+    /// The writer lock: the one held already (by live mode, or an update in progress), else taken now. It stays
+    /// held as long as someone keeps the value returned.
+    func writerLock() throws -> IndexWriterLock {
+        if let lock { return lock }
+        let taken = try acquireLock()
+        lock = taken
+        return taken
     }
 
-    /// Releases the writer lock once its last user is done.
-    func releaseLock() {
-        lockUsers -= 1
-        if lockUsers == 0 { lock = nil }
-    }
-
-    func acquireLock() throws -> IndexWriterLock {
+    private func acquireLock() throws -> IndexWriterLock {
         // A replica's databases are Xapian's replication targets: a write there would fork them from the master's.
         if let source = directory.replicaSource {
             throw ReplicationError.replicaIsReadOnly(path: directory.path, source: source)
@@ -218,7 +222,7 @@ public actor SpotliteIndexer {
     func makeHistoryDriver() throws -> HistoryConsumerDriver<IndexHistoryConsumer> {
         if let historyDriver { return historyDriver }
         let consumer = IndexHistoryConsumer(updater: updater, reader: IndexRecordReader(schema: schema, provider: provider),
-                                            consumerName: consumerName)
+                                            liveMode: liveMode, consumerName: consumerName)
         // The indexer logs its rebuilds and failures itself; the driver's own lines would say them twice.
         let driver = try HistoryConsumerDriver(
             store: store, consumer: consumer, start: .snapshot, maximumChanges: max(1, configuration.indexer.batchSize),
@@ -229,8 +233,8 @@ public actor SpotliteIndexer {
     }
 
     private func performUpdate(forcedReason: IndexRebuildReason?) async throws -> IndexUpdateSummary {
-        try retainLock()
-        defer { releaseLock() }
+        let lock = try writerLock()
+        defer { withExtendedLifetime(lock) {} }
         let started = ContinuousClock.now
         updater.beginUpdate()
         var finished = false
@@ -263,13 +267,14 @@ public actor SpotliteIndexer {
                     throw SearchError.engine(error, outcome: outcome ?? .indexAtLastCommit(nextUpdateRetries: false))
                 }
                 forced = IndexUpdater.damageReason(error)
-            } catch HistoryError.expiredToken(let requested, let purgedThrough) {
+            } catch SpotliteStoreError.expiredToken(let requested, let purgedThrough) {
                 // The driver resynchronised twice in this round and the history after each rebuild was deleted
                 // again (a short [history] maximum_duration beside a cleaning loop). `index watch` retries such
                 // rounds; an update does too, a bounded number of times, saying why in its summary.
                 expiredRebuilds += 1
                 guard expiredRebuilds <= Self.maximumExpiredRebuilds else {
-                    throw SearchError.cannotWrite(path: indexPath, reason: "the store's history is deleted faster than the index consumes it (deleted through token \(purgedThrough) while rebuilding, \(expiredRebuilds) times); raise [history] maximum_duration so that it outlasts a rebuild, or keep the index up to date with `spotlite index watch`")
+                    throw SearchError.historyDeletedWhileRebuilding(path: indexPath, purgedThrough: purgedThrough,
+                                                                    rebuilds: updater.rebuildsInUpdate)
                 }
                 forced = .historyDeleted(requested: requested, purgedThrough: purgedThrough)
             } catch SearchError.engine(let error, nil) where error.code != .databaseLock {

@@ -67,13 +67,13 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     ///     its round (zero: at once).
     ///   - logger: where rounds, resynchronisations and failures are logged.
     ///   - clock: the clock live mode's delays run on.
-    /// - Throws: ``StoreError/readOnlyStore(operation:)`` for a read-only store; the store's errors.
+    /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` for a read-only store; the store's errors.
     public init(store: SpotliteStore, consumer: Consumer, start: HistoryConsumerStart = .snapshot,
                 maximumChanges: Int = 500, retryDelay: Duration = .milliseconds(100),
                 coalescingDelay: Duration = .zero, logger: Logger? = nil,
                 clock: any Clock<Duration> = ContinuousClock()) throws {
         guard !store.options.readOnly else {
-            throw StoreError.readOnlyStore(operation: "consume history (the consumer's position is saved in the store)")
+            throw SpotliteStoreError.readOnlyStore(operation: "consume history (the consumer's position is saved in the store)")
         }
         self.store = store
         self.consumer = consumer
@@ -147,7 +147,7 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     /// Stops, then forgets the consumer in the store: its position and registration, so cleanup stops waiting for
     /// it. The next round starts over from ``startingPoint``.
     ///
-    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
     ///   `DatabaseError`).
     public func unregister() async throws {
         await stop()
@@ -182,7 +182,7 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
     /// or when the history it needs was deleted.
     ///
     /// - Throws: what ``HistoryConsumer/apply(_:)`` or the store threw; the position stays after the last applied
-    ///   batch. ``HistoryError/expiredToken(requested:purgedThrough:)`` only when history was deleted again right
+    ///   batch. ``SpotliteStoreError/expiredToken(requested:purgedThrough:)`` only when history was deleted again right
     ///   after each of two resynchronisations in the round (cleanup outpaces the consumer).
     ///   `CancellationError` when the caller was cancelled before the round started.
     @discardableResult
@@ -308,9 +308,9 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
             do {
                 page = try store.fetchHistory(after: cursor ?? HistoryCursor(token: nil), matching: consumer.filter,
                                               maximumChanges: maximumChanges)
-            } catch HistoryError.expiredToken(let requested, let purgedThrough) {
+            } catch SpotliteStoreError.expiredToken(let requested, let purgedThrough) {
                 guard resynchronizations < Self.maximumResynchronizations else {
-                    throw HistoryError.expiredToken(requested: requested, purgedThrough: purgedThrough)
+                    throw SpotliteStoreError.expiredToken(requested: requested, purgedThrough: purgedThrough)
                 }
                 // The consumer missed deleted history: only the rows can tell what it holds wrong now.
                 let why = HistoryResynchronizationReason.historyDeleted(requested: requested, purgedThrough: purgedThrough)

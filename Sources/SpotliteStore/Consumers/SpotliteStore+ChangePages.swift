@@ -11,11 +11,11 @@ extension SpotliteStore {
     /// ``HistoryChangePage/position`` when there is one, continue from ``HistoryChangePage/next`` until
     /// ``HistoryChangePage/isComplete``.
     ///
-    /// - Throws: ``HistoryError/expiredToken(requested:purgedThrough:)`` when history after `cursor` was deleted;
-    ///   ``HistoryError/invalidLimit(_:)`` for `maximumChanges` below 1.
+    /// - Throws: ``SpotliteStoreError/expiredToken(requested:purgedThrough:)`` when history after `cursor` was deleted;
+    ///   ``SpotliteStoreError/invalidLimit(_:)`` for `maximumChanges` below 1.
     public func fetchHistory(after cursor: HistoryCursor, matching filter: HistoryRequest = HistoryRequest(),
                              maximumChanges: Int) throws -> HistoryChangePage {
-        guard maximumChanges >= 1 else { throw HistoryError.invalidLimit(maximumChanges) }
+        guard maximumChanges >= 1 else { throw SpotliteStoreError.invalidLimit(maximumChanges) }
         var request = filter
         request.start = cursor.token.map { .afterToken($0) } ?? .beginning
         request.limit = nil

@@ -10,10 +10,10 @@ extension SpotliteStore {
     /// ``HistoryConsumerDriver`` and the search indexer register themselves; call this for a consumer that runs
     /// its own loop over ``fetchHistory(_:)``.
     ///
-    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
     ///   `DatabaseError`).
     public func registerConsumer(_ name: String, position: HistoryToken? = nil) throws {
-        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "register a history consumer") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "register a history consumer") }
         try databasePool.write { db in
             try ConsumerRegistry.register(name, now: Date(), in: db)
             if let position, try PositionTable.position(of: name, in: db) == nil {
@@ -25,9 +25,9 @@ extension SpotliteStore {
 
     /// Saves `token` as the position of the consumer `name` and registers it if it is not, in one transaction.
     ///
-    /// - Throws: ``HistoryError/unknownToken(requested:current:)`` when the store never issued `token`.
+    /// - Throws: ``SpotliteStoreError/unknownToken(requested:current:)`` when the store never issued `token`.
     public func saveConsumerPosition(_ token: HistoryToken, for name: String, timestamp: Date = Date()) throws {
-        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "save a position") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "save a position") }
         try databasePool.write { db in
             try Self.checkIssued(token, in: db)
             try ConsumerRegistry.register(name, now: timestamp, in: db)
@@ -37,10 +37,10 @@ extension SpotliteStore {
 
     /// Forgets the consumer `name`: its registration and its position, so cleanup stops waiting for it at once.
     ///
-    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
     ///   `DatabaseError`).
     public func unregisterConsumer(_ name: String) throws {
-        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "unregister a history consumer") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "unregister a history consumer") }
         try databasePool.write { db in try ConsumerRegistry.unregister(name, in: db) }
     }
 
@@ -54,7 +54,7 @@ extension SpotliteStore {
     static func checkIssued(_ token: HistoryToken, in db: Database) throws {
         let current = try HistoryRecorder.currentToken(db)
         guard token <= (current ?? HistoryToken(0)) else {
-            throw HistoryError.unknownToken(requested: token, current: current)
+            throw SpotliteStoreError.unknownToken(requested: token, current: current)
         }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Deleting history never changes tokens: later transactions keep theirs and new ones continue after the
 /// highest token ever issued. Consumers whose position is older than deleted history get
-/// ``HistoryError/expiredToken(requested:purgedThrough:)`` on their next fetch.
+/// ``SpotliteStoreError/expiredToken(requested:purgedThrough:)`` on their next fetch.
 public struct HistoryDeleteRequest: Sendable, Hashable {
     /// Up to where history is deleted.
     public enum Bound: Sendable, Hashable {

@@ -6,7 +6,7 @@ import GRDB
 struct HistoryQuery: Sendable {
     let request: HistoryRequest
 
-    init(_ request: HistoryRequest) throws(HistoryError) {
+    init(_ request: HistoryRequest) throws(SpotliteStoreError) {
         if let limit = request.limit, limit < 1 { throw .invalidLimit(limit) }
         self.request = request
     }
@@ -106,21 +106,21 @@ struct HistoryQuery: Sendable {
             return
         case .beginning:
             if let purged = try HistoryRecorder.purgedThrough(db) {
-                throw HistoryError.expiredToken(requested: nil, purgedThrough: purged)
+                throw SpotliteStoreError.expiredToken(requested: nil, purgedThrough: purged)
             }
         case .afterToken(let token):
             if let purged = try HistoryRecorder.purgedThrough(db), token < purged {
-                throw HistoryError.expiredToken(requested: token, purgedThrough: purged)
+                throw SpotliteStoreError.expiredToken(requested: token, purgedThrough: purged)
             }
             let current = try HistoryRecorder.currentToken(db)
             if token > (current ?? HistoryToken(0)) {
-                throw HistoryError.unknownToken(requested: token, current: current)
+                throw SpotliteStoreError.unknownToken(requested: token, current: current)
             }
         case .afterDate(let date):
             if let purged = try HistorySchema.meta(db, HistorySchema.MetaKey.purgedThroughTimestamp, as: Double.self),
                 date.timeIntervalSince1970 < purged
             {
-                throw HistoryError.expiredDate(requested: date, purgedThrough: Date(timeIntervalSince1970: purged))
+                throw SpotliteStoreError.expiredDate(requested: date, purgedThrough: Date(timeIntervalSince1970: purged))
             }
         }
     }

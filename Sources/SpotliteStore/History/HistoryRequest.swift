@@ -11,7 +11,7 @@ import Foundation
 public struct HistoryRequest: Sendable, Hashable {
     /// Where the fetch starts.
     public enum Start: Sendable, Hashable {
-        /// From the first transaction ever recorded: throws ``HistoryError/expiredToken(requested:purgedThrough:)``
+        /// From the first transaction ever recorded: throws ``SpotliteStoreError/expiredToken(requested:purgedThrough:)``
         /// once any history was deleted.
         case beginning
         /// From the oldest transaction still retained; never throws for expiry. For inspection, not for consumers

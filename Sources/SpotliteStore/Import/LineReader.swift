@@ -59,7 +59,7 @@ struct LineReader {
             do {
                 chunk = try handle.read(upToCount: chunkSize)
             } catch {
-                throw ImportError.unreadable(error.localizedDescription)
+                throw SpotliteStoreError.unreadable(error.localizedDescription)
             }
             if let chunk, !chunk.isEmpty {
                 buffer.append(contentsOf: chunk)

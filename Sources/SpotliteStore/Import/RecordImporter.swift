@@ -55,18 +55,18 @@ public struct RecordImporter: Sendable {
 
     /// An importer into `entity` of `store`, writing `batchSize` lines per transaction as `author`.
     ///
-    /// - Throws: ``ImportError`` for an unknown entity, a batch size below 1 or a reserved author.
+    /// - Throws: ``SpotliteStoreError`` for an unknown entity, a batch size below 1 or a reserved author.
     public init(store: SpotliteStore, entity: String, author: String? = "importer", contextName: String? = "import",
                 batchSize: Int = 1000) throws {
         guard let description = store.model.entity(named: entity) else {
-            throw ImportError.unknownEntity(entity, known: store.model.entities.map(\.name))
+            throw SpotliteStoreError.unknownEntity(entity, known: store.model.entities.map(\.name))
         }
-        guard batchSize >= 1 else { throw ImportError.invalidBatchSize(batchSize) }
+        guard batchSize >= 1 else { throw SpotliteStoreError.invalidBatchSize(batchSize, of: .importLines) }
         if let author {
             // History is attributed to the author: an empty one reads as "no author" to nobody's benefit, and
             // Spotlite's own authors (the indexer, migrations) must only ever name Spotlite's own writes.
             guard !author.isEmpty, !author.hasPrefix(Self.reservedAuthorPrefix) else {
-                throw ImportError.invalidAuthor(author)
+                throw SpotliteStoreError.invalidAuthor(author)
             }
         }
         self.store = store
@@ -78,8 +78,8 @@ public struct RecordImporter: Sendable {
 
     /// Imports the JSON Lines read from `handle` until its end.
     ///
-    /// - Throws: ``ImportError`` for a malformed or too long line (naming it; the batches before it stay committed,
-    ///   nothing of its own batch is); ``StoreError/readOnlyStore(operation:)``; SQLite's errors.
+    /// - Throws: ``SpotliteStoreError`` for a malformed or too long line (naming it; the batches before it stay committed,
+    ///   nothing of its own batch is); ``SpotliteStoreError/readOnlyStore(operation:)``; SQLite's errors.
     public func run(from handle: FileHandle, totalBytes: Int? = nil,
                     progress: (@Sendable (Progress) -> Void)? = nil) throws -> Summary {
         let columns = try store.read { db in try db.columns(in: entity.name).map(\.name) }
@@ -109,7 +109,7 @@ public struct RecordImporter: Sendable {
         do {
             return try reader.next()
         } catch let error as LineReader.LineTooLong {
-            throw ImportError.malformedLine(lineNumber, "the line is longer than \(error.limit >> 20) MiB without a newline, more than any record should be; check that the file is JSON Lines (one object per line)")
+            throw SpotliteStoreError.malformedLine(lineNumber, "the line is longer than \(error.limit >> 20) MiB without a newline, more than any record should be; check that the file is JSON Lines (one object per line)")
         }
     }
 
@@ -123,46 +123,46 @@ public struct RecordImporter: Sendable {
 
     private func parse(_ line: [UInt8], lineNumber: Int, known: Set<String>) throws -> PendingRecord {
         guard String(validating: line, as: UTF8.self) != nil else {
-            throw ImportError.malformedLine(lineNumber, "not valid UTF-8 text; convert the file to UTF-8 (e.g. with iconv)")
+            throw SpotliteStoreError.malformedLine(lineNumber, "not valid UTF-8 text; convert the file to UTF-8 (e.g. with iconv)")
         }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(line), options: [.fragmentsAllowed])
         } catch {
-            throw ImportError.malformedLine(lineNumber, "not valid JSON (\(Self.reason(of: error)))")
+            throw SpotliteStoreError.malformedLine(lineNumber, "not valid JSON (\(Self.reason(of: error)))")
         }
         guard let record = object as? [String: Any] else {
-            throw ImportError.malformedLine(lineNumber, "expected a JSON object, found \(Self.kind(of: object))")
+            throw SpotliteStoreError.malformedLine(lineNumber, "expected a JSON object, found \(Self.kind(of: object))")
         }
         if let literal = JSONIntegerRange.firstOutOfRange(in: line) {
-            throw ImportError.malformedLine(lineNumber, "the integer \(literal) is outside the 64-bit range SQLite stores exactly (\(Int64.min) to \(Int64.max)); write it as a string (\"\(literal)\") to keep every digit")
+            throw SpotliteStoreError.malformedLine(lineNumber, "the integer \(literal) is outside the 64-bit range SQLite stores exactly (\(Int64.min) to \(Int64.max)); write it as a string (\"\(literal)\") to keep every digit")
         }
         var delete = false
         if let flag = record["_delete"] {
             guard let number = flag as? NSNumber, JSONNumberKind(number) == .boolean else {
-                throw ImportError.malformedLine(lineNumber, "\"_delete\" must be true or false")
+                throw SpotliteStoreError.malformedLine(lineNumber, "\"_delete\" must be true or false")
             }
             delete = number.boolValue
         }
         guard let rawKey = record[entity.key], !(rawKey is NSNull) else {
-            throw ImportError.malformedLine(lineNumber, "the key \"\(entity.key)\" is missing")
+            throw SpotliteStoreError.malformedLine(lineNumber, "the key \"\(entity.key)\" is missing")
         }
         // value(of:) turns arrays and objects into JSON text, which is right for attributes, never for a key.
         guard rawKey is String || rawKey is NSNumber else {
-            throw ImportError.malformedLine(lineNumber, "the key \"\(entity.key)\" must be \(entity.keyType == .text ? "a string" : "an integer"), found \(Self.kind(of: rawKey))")
+            throw SpotliteStoreError.malformedLine(lineNumber, "the key \"\(entity.key)\" must be \(entity.keyType == .text ? "a string" : "an integer"), found \(Self.kind(of: rawKey))")
         }
         let key = try value(of: rawKey, column: entity.key, line: lineNumber)
         switch (entity.keyType, key.storage) {
         case (.text, .string), (.integer, .int64): break
         default:
-            throw ImportError.malformedLine(lineNumber, "the key \"\(entity.key)\" must be \(entity.keyType == .text ? "a string" : "an integer")")
+            throw SpotliteStoreError.malformedLine(lineNumber, "the key \"\(entity.key)\" must be \(entity.keyType == .text ? "a string" : "an integer")")
         }
         var columns: [String] = []
         var values: [DatabaseValue] = []
         if !delete {
             for name in record.keys.sorted() where name != "_delete" {
                 guard known.contains(name) else {
-                    throw ImportError.malformedLine(lineNumber, "unknown attribute \"\(name)\" for entity \(entity.name); known attributes: \(known.sorted().joined(separator: ", "))")
+                    throw SpotliteStoreError.malformedLine(lineNumber, "unknown attribute \"\(name)\" for entity \(entity.name); known attributes: \(known.sorted().joined(separator: ", "))")
                 }
                 columns.append(name)
                 values.append(try value(of: record[name]!, column: name, line: lineNumber))
@@ -177,7 +177,7 @@ public struct RecordImporter: Sendable {
         case let string as String:
             // SQLite text handed over by GRDB ends at the first NUL: the rest would be lost without a word.
             guard !string.utf8.contains(0) else {
-                throw ImportError.malformedLine(line, "the value of \"\(column)\" contains a NUL character (\\u0000), which SQLite text cannot hold; remove it")
+                throw SpotliteStoreError.malformedLine(line, "the value of \"\(column)\" contains a NUL character (\\u0000), which SQLite text cannot hold; remove it")
             }
             return string.databaseValue
         case let number as NSNumber:
@@ -193,7 +193,7 @@ public struct RecordImporter: Sendable {
             let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
             return String(decoding: data, as: UTF8.self).databaseValue
         default:
-            throw ImportError.malformedLine(line, "unsupported value for \"\(column)\"")
+            throw SpotliteStoreError.malformedLine(line, "unsupported value for \"\(column)\"")
         }
     }
 
@@ -225,7 +225,7 @@ public struct RecordImporter: Sendable {
                 do {
                     try upsert.execute(arguments: StatementArguments(record.values))
                 } catch let error as DatabaseError {
-                    throw ImportError.malformedLine(record.line, "rejected by the database: \(error.message ?? "\(error)")")
+                    throw SpotliteStoreError.malformedLine(record.line, "rejected by the database: \(error.message ?? "\(error)")")
                 }
                 if !found {
                     inserted += 1
@@ -263,39 +263,4 @@ public struct RecordImporter: Sendable {
         let nsError = error as NSError
         return (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? nsError.localizedDescription
     }
-}
-
-/// Errors of an import. Each names the line and what to fix.
-public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
-    /// The entity is not in the store's model; `known` lists those that are.
-    case unknownEntity(String, known: [String])
-    /// A batch size below 1.
-    case invalidBatchSize(Int)
-    /// The line (1-based) is not a JSON object the entity accepts; the text says why.
-    case malformedLine(Int, String)
-    /// The input could not be read; the text says why.
-    case unreadable(String)
-    /// An empty author, or one of Spotlite's own.
-    case invalidAuthor(String)
-
-    /// The problem and the way out, in one line.
-    public var description: String {
-        switch self {
-        case let .unknownEntity(name, known):
-            return "unknown entity \"\(name)\"; the configuration describes: \(known.isEmpty ? "no entities" : known.joined(separator: ", "))"
-        case let .invalidBatchSize(size):
-            return "invalid batch size \(size); use a number of lines of at least 1"
-        case let .malformedLine(line, reason):
-            return "line \(line): \(reason); the batches before this line were committed, fix the line and import again"
-        case let .unreadable(reason):
-            return "cannot read the input: \(reason)"
-        case let .invalidAuthor(author) where author.isEmpty:
-            return "the author is empty; give the name history should attribute the import to (e.g. --author importer)"
-        case let .invalidAuthor(author):
-            return "the author \"\(author)\" is reserved: names starting with \(RecordImporter.reservedAuthorPrefix) belong to Spotlite's own writers; choose another author"
-        }
-    }
-
-    /// The same as ``description``, for `localizedDescription`.
-    public var errorDescription: String? { description }
 }

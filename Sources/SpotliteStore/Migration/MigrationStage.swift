@@ -59,10 +59,10 @@ public struct MigrationStage: Sendable, CustomStringConvertible {
 
     /// The schema change from the current version to the next, in the order it is applied.
     ///
-    /// - Throws: ``MigrationError/unsupportedChange(stage:reason:)`` for changes SQLite cannot make in place (a new
-    ///   key, a type the existing column cannot hold) and ``MigrationError/invalidRename(stage:reason:)`` for renames
+    /// - Throws: ``SpotliteStoreError/unsupportedChange(stage:reason:)`` for changes SQLite cannot make in place (a new
+    ///   key, a type the existing column cannot hold) and ``SpotliteStoreError/invalidRename(stage:reason:)`` for renames
     ///   that do not fit the two versions.
-    public func schemaChanges() throws(MigrationError) -> [SchemaChange] {
+    public func schemaChanges() throws(SpotliteStoreError) -> [SchemaChange] {
         try SchemaDiff(stage: name, current: currentVersion.model, next: nextVersion.model, renames: renames).changes()
     }
 }

@@ -5,7 +5,7 @@ struct SchemaDiff {
     let next: StoreModel
     let renames: [ModelRename]
 
-    func changes() throws(MigrationError) -> [SchemaChange] {
+    func changes() throws(SpotliteStoreError) -> [SchemaChange] {
         let entitySources = try entitySourcesByNextName()
         let attributeRenames = try attributeRenamesByEntity(entitySources: entitySources)
 
@@ -31,7 +31,7 @@ struct SchemaDiff {
     }
 
     /// The entity of the current version each entity of the next version continues, by lowercased next name.
-    private func entitySourcesByNextName() throws(MigrationError) -> [String: EntityDescription] {
+    private func entitySourcesByNextName() throws(SpotliteStoreError) -> [String: EntityDescription] {
         var renamedTo: [String: EntityDescription] = [:]
         var renamedAway: Set<String> = []
         for case let .entity(from, to) in renames {
@@ -64,7 +64,7 @@ struct SchemaDiff {
     /// For each entity of the next version (lowercased), its renamed attributes: new name (lowercased) → old name.
     private func attributeRenamesByEntity(
         entitySources: [String: EntityDescription]
-    ) throws(MigrationError) -> [String: [String: String]] {
+    ) throws(SpotliteStoreError) -> [String: [String: String]] {
         var result: [String: [String: String]] = [:]
         for case let .attribute(entityName, from, to) in renames {
             let what = "attribute \(entityName).\(from) is renamed to \(to)"
@@ -94,7 +94,7 @@ struct SchemaDiff {
     }
 
     private func columnChanges(from source: EntityDescription, to entity: EntityDescription,
-                               renames: [String: String]) throws(MigrationError) -> [SchemaChange] {
+                               renames: [String: String]) throws(SpotliteStoreError) -> [SchemaChange] {
         let table = entity.name
         // Old column name (lowercased) → new name, for renamed columns.
         let newNames = Dictionary(uniqueKeysWithValues: renames.map { ($0.value.lowercased(), $0.key) })

@@ -6,16 +6,16 @@ extension SpotliteStore {
     /// version it records (Core Data's store option `NSPersistentStoreStagedMigrationManagerOptionKey`).
     ///
     /// A new store is created at the newest version. With `options.readOnly`, nothing is migrated: a store that
-    /// needs migrating throws ``MigrationError/migrationRequired(store:newest:)``.
+    /// needs migrating throws ``SpotliteStoreError/migrationRequired(store:newest:)``.
     ///
-    /// - Throws: ``MigrationError`` (the store is newer than the app, at a version no stage starts from, or a stage
+    /// - Throws: ``SpotliteStoreError`` (the store is newer than the app, at a version no stage starts from, or a stage
     ///   failed, leaving it at the version before that stage), and everything ``init(path:model:options:)`` throws.
     public convenience init(path: String, migrationManager: StagedMigrationManager,
                             options: StoreOptions = StoreOptions()) throws {
         if options.readOnly {
             let status = try migrationManager.status(ofStoreAtPath: path, options: options)
             guard status.isUpToDate else {
-                throw MigrationError.migrationRequired(store: status.storeVersion, newest: status.newestVersion)
+                throw SpotliteStoreError.migrationRequired(store: status.storeVersion, newest: status.newestVersion)
             }
         } else {
             try migrationManager.migrateStore(atPath: path, options: options)

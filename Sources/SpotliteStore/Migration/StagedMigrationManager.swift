@@ -31,9 +31,9 @@ public struct StagedMigrationManager: Sendable {
     /// Checks the stages: each starts where the previous one ends, no version repeats or changes its model, every
     /// model is valid and every schema change can be made.
     ///
-    /// - Throws: ``MigrationError`` when there are no stages, when they do not chain from one version to the next,
+    /// - Throws: ``SpotliteStoreError`` when there are no stages, when they do not chain from one version to the next,
     ///   when a version repeats or changes its model, or when a model is not valid.
-    public init(_ stages: [MigrationStage]) throws(MigrationError) {
+    public init(_ stages: [MigrationStage]) throws(SpotliteStoreError) {
         guard let first = stages.first else { throw .noStages }
         var versions = [first.currentVersion]
         for stage in stages {
@@ -62,14 +62,14 @@ public struct StagedMigrationManager: Sendable {
     /// A manager for an app's first model version: stores are created at it and record it, so that later stages
     /// can start from it.
     ///
-    /// - Throws: ``MigrationError`` when the version's model is not valid.
-    public init(version: ModelVersion) throws(MigrationError) {
+    /// - Throws: ``SpotliteStoreError`` when the version's model is not valid.
+    public init(version: ModelVersion) throws(SpotliteStoreError) {
         try Self.validate(version)
         self.stages = []
         self.versions = [version]
     }
 
-    private static func validate(_ version: ModelVersion) throws(MigrationError) {
+    private static func validate(_ version: ModelVersion) throws(SpotliteStoreError) {
         guard !version.name.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw .invalidModel(version: "\"\(version.name)\"", problem: "a version needs a non-empty name")
         }
@@ -95,8 +95,8 @@ public struct StagedMigrationManager: Sendable {
     ///   - options: how the store is opened (a read-only store cannot be migrated).
     ///   - assumingVersion: for a store that records no version, the version it is at; without it, the version
     ///     whose tables match the store's exactly.
-    /// - Throws: ``MigrationError`` when the store is at a version the stages do not reach or a stage fails (the
-    ///   store then stays at the version before that stage); ``StoreError`` for a missing folder or a read-only
+    /// - Throws: ``SpotliteStoreError`` when the store is at a version the stages do not reach or a stage fails (the
+    ///   store then stays at the version before that stage); ``SpotliteStoreError`` for a missing folder or a read-only
     ///   `options`; GRDB's `DatabaseError` when SQLite cannot open the file.
     @discardableResult
     public func migrateStore(atPath path: String, options: StoreOptions = StoreOptions(),
@@ -128,7 +128,7 @@ public struct StagedMigrationManager: Sendable {
             if let index = versions.firstIndex(where: { $0.name == recorded.name }) {
                 let checksum = versions[index].checksum
                 guard checksum == recorded.checksum else {
-                    throw MigrationError.checksumMismatch(version: recorded.name, store: recorded.checksum, model: checksum)
+                    throw SpotliteStoreError.checksumMismatch(version: recorded.name, store: recorded.checksum, model: checksum)
                 }
                 return .at(index: index, recorded: true)
             }
@@ -137,13 +137,13 @@ public struct StagedMigrationManager: Sendable {
                 record.from.map { names.contains($0.name) } ?? false
             }
             if passedThroughKnown {
-                throw MigrationError.storeIsNewer(store: recorded, newest: newestVersion.id)
+                throw SpotliteStoreError.storeIsNewer(store: recorded, newest: newestVersion.id)
             }
-            throw MigrationError.unknownStoreVersion(recorded, known: names)
+            throw SpotliteStoreError.unknownStoreVersion(recorded, known: names)
         }
         if let assumedVersion {
             guard let index = names.firstIndex(of: assumedVersion) else {
-                throw MigrationError.unknownVersionName(assumedVersion, known: names)
+                throw SpotliteStoreError.unknownVersionName(assumedVersion, known: names)
             }
             return .at(index: index, recorded: false)
         }
@@ -152,7 +152,7 @@ public struct StagedMigrationManager: Sendable {
         if knownEntities.isDisjoint(with: tables.keys) { return .empty }
         let matching = versions.indices.filter { Self.tables(tables, match: versions[$0].model, knownEntities: knownEntities) }
         guard matching.count == 1 else {
-            throw MigrationError.unrecognizedSchema(path: path, matching: matching.map { names[$0] }, known: names)
+            throw SpotliteStoreError.unrecognizedSchema(path: path, matching: matching.map { names[$0] }, known: names)
         }
         return .at(index: matching[0], recorded: false)
     }

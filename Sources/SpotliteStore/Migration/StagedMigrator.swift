@@ -25,7 +25,7 @@ struct StagedMigrator {
     }
 
     func migrate() throws -> [MigrationRecord] {
-        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "migrate") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "migrate") }
         try checkDirectory()
         let pool = try openPool(readOnly: false)
         var records: [MigrationRecord] = []
@@ -62,7 +62,7 @@ struct StagedMigrator {
         let directory = (path as NSString).deletingLastPathComponent
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw StoreError.missingDirectory(path: directory)
+            throw SpotliteStoreError.missingDirectory(path: directory)
         }
     }
 
@@ -157,13 +157,13 @@ struct StagedMigrator {
         }
     }
 
-    private func phase<T>(_ phase: MigrationError.Phase, of stage: MigrationStage, _ body: () throws -> T) throws -> T {
+    private func phase<T>(_ phase: SpotliteStoreError.MigrationPhase, of stage: MigrationStage, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as MigrationError {
+        } catch let error as SpotliteStoreError where error.area == .migration {
             throw error
         } catch {
-            throw MigrationError.stageFailed(stage: stage.name, phase: phase, message: "\(error)")
+            throw SpotliteStoreError.stageFailed(stage: stage.name, phase: phase, message: "\(error)")
         }
     }
 }

@@ -15,10 +15,10 @@ public struct StoreModel: Sendable, Hashable {
 
     /// Checks names, keys and tombstone columns; throws the first problem found.
     ///
-    /// - Throws: ``StoreError/invalidIdentifier(_:role:)``, ``StoreError/reservedIdentifier(_:role:)``,
-    ///   ``StoreError/duplicateName(_:scope:)``, ``StoreError/conflictingKeyType(entity:key:keyType:attributeType:)``,
-    ///   ``StoreError/unknownColumn(_:entity:role:)`` or ``StoreError/blobInTombstone(entity:column:)``.
-    public func validate() throws(StoreError) {
+    /// - Throws: ``SpotliteStoreError/invalidIdentifier(_:role:)``, ``SpotliteStoreError/reservedIdentifier(_:role:)``,
+    ///   ``SpotliteStoreError/duplicateName(_:scope:)``, ``SpotliteStoreError/conflictingKeyType(entity:key:keyType:attributeType:)``,
+    ///   ``SpotliteStoreError/unknownColumn(_:entity:role:)`` or ``SpotliteStoreError/blobInTombstone(entity:column:)``.
+    public func validate() throws(SpotliteStoreError) {
         var seenEntities: Set<String> = []
         for entity in entities {
             try Identifier.validate(entity.name, as: .table, role: "entity name")

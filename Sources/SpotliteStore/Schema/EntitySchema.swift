@@ -16,12 +16,12 @@ package enum EntitySchema {
             arguments: [entity.name])
         switch kind {
         case nil:
-            guard creatingTable else { throw StoreError.missingTable(entity.name) }
+            guard creatingTable else { throw SpotliteStoreError.missingTable(entity.name) }
             try db.execute(sql: createTableSQL(entity))
         case "table":
             break
         case let kind?:
-            throw StoreError.notATable(entity.name, kind: kind)
+            throw SpotliteStoreError.notATable(entity.name, kind: kind)
         }
         let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(Identifier.quoted(entity.name)))").map {
             Column(name: $0["name"], declaredType: $0["type"] ?? "")
@@ -45,7 +45,7 @@ package enum EntitySchema {
     private static func check(_ entity: EntityDescription, columns: [Column], in db: Database) throws {
         let byName = Dictionary(columns.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         var missing: [String] = []
-        var mismatched: [StoreError.ColumnMismatch] = []
+        var mismatched: [SpotliteStoreError.ColumnMismatch] = []
         for expected in entity.columns {
             guard let column = byName[expected.name.lowercased()] else {
                 missing.append(expected.name)
@@ -56,10 +56,10 @@ package enum EntitySchema {
             }
         }
         guard missing.isEmpty, mismatched.isEmpty else {
-            throw StoreError.schemaMismatch(table: entity.name, missingColumns: missing, mismatchedColumns: mismatched)
+            throw SpotliteStoreError.schemaMismatch(table: entity.name, missingColumns: missing, mismatchedColumns: mismatched)
         }
         guard try isUnique(column: entity.key, table: entity.name, in: db) else {
-            throw StoreError.keyNotUnique(table: entity.name, column: entity.key)
+            throw SpotliteStoreError.keyNotUnique(table: entity.name, column: entity.key)
         }
     }
 

@@ -25,7 +25,7 @@ enum HistorySchema {
     static func install(_ db: Database) throws -> String {
         if let found = try storedVersion(db) {
             guard found <= version else {
-                throw StoreError.unsupportedHistorySchema(found: found, supported: version)
+                throw SpotliteStoreError.unsupportedHistorySchema(found: found, supported: version)
             }
             if found < 2 { try dropChangeAutoincrement(db) }
             if found < ChangeRanges.firstSchemaVersion { try ChangeRanges.install(upgrading: db) }
@@ -100,9 +100,9 @@ enum HistorySchema {
 
     /// Checks that a file opened read-only already has the history tables. Returns the store ID.
     static func verify(_ db: Database, path: String) throws -> String {
-        guard let found = try storedVersion(db) else { throw StoreError.notASpotliteStore(path: path) }
+        guard let found = try storedVersion(db) else { throw SpotliteStoreError.notASpotliteStore(path: path) }
         guard found <= version else {
-            throw StoreError.unsupportedHistorySchema(found: found, supported: version)
+            throw SpotliteStoreError.unsupportedHistorySchema(found: found, supported: version)
         }
         return try storeID(db)
     }

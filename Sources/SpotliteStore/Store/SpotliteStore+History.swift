@@ -20,9 +20,9 @@ extension SpotliteStore {
 
     /// The transactions the request selects, oldest first, each with its selected changes.
     ///
-    /// - Throws: ``HistoryError/expiredToken(requested:purgedThrough:)`` or
-    ///   ``HistoryError/expiredDate(requested:purgedThrough:)`` when history the request starts from was
-    ///   deleted, ``HistoryError/unknownToken(requested:current:)`` for a token this store never issued.
+    /// - Throws: ``SpotliteStoreError/expiredToken(requested:purgedThrough:)`` or
+    ///   ``SpotliteStoreError/expiredDate(requested:purgedThrough:)`` when history the request starts from was
+    ///   deleted, ``SpotliteStoreError/unknownToken(requested:current:)`` for a token this store never issued.
     public func fetchHistory(_ request: HistoryRequest) throws -> [HistoryTransaction] {
         let query = try HistoryQuery(request)
         try sealIfNeeded()
@@ -31,7 +31,7 @@ extension SpotliteStore {
 
     /// The changes the request selects, oldest first; `limit` counts changes.
     ///
-    /// - Throws: ``HistoryError`` when the request starts from deleted history or from a token this store never
+    /// - Throws: ``SpotliteStoreError`` when the request starts from deleted history or from a token this store never
     ///   issued; SQLite's errors.
     public func fetchChanges(_ request: HistoryRequest) throws -> [HistoryChange] {
         let query = try HistoryQuery(request)
@@ -41,7 +41,7 @@ extension SpotliteStore {
 
     /// How many transactions ``fetchHistory(_:)`` would return.
     ///
-    /// - Throws: ``HistoryError`` when the request starts from deleted history or from a token this store never
+    /// - Throws: ``SpotliteStoreError`` when the request starts from deleted history or from a token this store never
     ///   issued; SQLite's errors.
     public func countHistory(_ request: HistoryRequest) throws -> Int {
         let query = try HistoryQuery(request)
@@ -51,7 +51,7 @@ extension SpotliteStore {
 
     /// How many changes ``fetchChanges(_:)`` would return.
     ///
-    /// - Throws: ``HistoryError`` when the request starts from deleted history or from a token this store never
+    /// - Throws: ``SpotliteStoreError`` when the request starts from deleted history or from a token this store never
     ///   issued; SQLite's errors.
     public func countChanges(_ request: HistoryRequest) throws -> Int {
         let query = try HistoryQuery(request)
@@ -62,14 +62,14 @@ extension SpotliteStore {
     /// Deletes the transactions the request selects, with their changes, and returns how many (with `dryRun`,
     /// only counts them). Consumers positioned before deleted history get an expiry error on their next fetch.
     ///
-    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
     ///   `DatabaseError`).
     @discardableResult
     public func deleteHistory(_ request: HistoryDeleteRequest, dryRun: Bool = false) throws -> Int {
         if dryRun {
             return try databasePool.read { db in try HistoryPurger.delete(request, dryRun: true, in: db) }
         }
-        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "delete history") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "delete history") }
         return try databasePool.writeWithoutTransaction { db in
             var count = 0
             try db.inTransaction(.immediate) {
@@ -83,11 +83,11 @@ extension SpotliteStore {
     /// Gives changes made by programs that do not use Spotlite an unattributed transaction now, and returns its
     /// token (nil when none were waiting). Spotlite also does this by itself before each write and fetch.
     ///
-    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
     ///   `DatabaseError`).
     @discardableResult
     public func sealPendingChanges() throws -> HistoryToken? {
-        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "seal pending changes") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "seal pending changes") }
         let token = try databasePool.writeWithoutTransaction { db in
             var token: HistoryToken?
             try db.inTransaction(.immediate) {

@@ -11,33 +11,33 @@ extension SpotliteStore {
 
     /// Saves `token` as the position of `author`, replacing any previous one.
     ///
-    /// - Throws: ``HistoryError/unknownToken(requested:current:)`` when the store never issued `token`.
+    /// - Throws: ``SpotliteStoreError/unknownToken(requested:current:)`` when the store never issued `token`.
     public func setPosition(_ token: HistoryToken, for author: String, timestamp: Date = Date()) throws {
-        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "save a position") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "save a position") }
         try databasePool.write { db in try Self.savePosition(token, for: author, timestamp: timestamp, in: db) }
     }
 
     /// `setPosition(_:for:timestamp:)` through GRDB's async APIs: the write (which may wait for another
     /// process's lock) runs on the pool's writer queue, never on the caller's thread.
     func setPositionAsynchronously(_ token: HistoryToken, for author: String, timestamp: Date = Date()) async throws {
-        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "save a position") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "save a position") }
         try await databasePool.write { db in try Self.savePosition(token, for: author, timestamp: timestamp, in: db) }
     }
 
     private static func savePosition(_ token: HistoryToken, for author: String, timestamp: Date, in db: Database) throws {
         let current = try HistoryRecorder.currentToken(db)
         guard token <= (current ?? HistoryToken(0)) else {
-            throw HistoryError.unknownToken(requested: token, current: current)
+            throw SpotliteStoreError.unknownToken(requested: token, current: current)
         }
         try PositionTable.set(token, for: author, timestamp: timestamp, in: db)
     }
 
     /// Forgets the position of `author`.
     ///
-    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
     ///   `DatabaseError`).
     public func removePosition(for author: String) throws {
-        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "remove a position") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "remove a position") }
         try databasePool.write { db in try PositionTable.remove(for: author, in: db) }
     }
 

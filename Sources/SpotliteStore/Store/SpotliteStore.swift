@@ -40,7 +40,7 @@ public final class SpotliteStore: Sendable {
     /// Opens the store at `path`, creating the file, Spotlite's history tables, the model's missing tables and
     /// the capture triggers as needed.
     ///
-    /// - Throws: ``StoreError`` when the model is invalid, the folder is missing, or an existing table does not
+    /// - Throws: ``SpotliteStoreError`` when the model is invalid, the folder is missing, or an existing table does not
     ///   fit its entity; GRDB's `DatabaseError` when SQLite cannot open the file.
     public init(path: String, model: StoreModel, options: StoreOptions = StoreOptions()) throws {
         try model.validate()
@@ -48,10 +48,10 @@ public final class SpotliteStore: Sendable {
         let directory = url.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw StoreError.missingDirectory(path: directory)
+            throw SpotliteStoreError.missingDirectory(path: directory)
         }
         if options.readOnly, !FileManager.default.fileExists(atPath: url.path) {
-            throw StoreError.missingStore(path: url.path)
+            throw SpotliteStoreError.missingStore(path: url.path)
         }
 
         var configuration = Configuration()
@@ -112,7 +112,7 @@ public final class SpotliteStore: Sendable {
     /// To know which token the write committed (to wait until a consumer or the index has applied it), use
     /// ``writeReturningToken(author:context:_:)``.
     ///
-    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; what `body` throws (the transaction
+    /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` on a read-only store; what `body` throws (the transaction
     ///   is rolled back and records nothing); SQLite's errors.
     public func write<T>(author: String?, context: String? = nil, _ body: (Database) throws -> T) throws -> T {
         try writeReturningToken(author: author, context: context, body).value
@@ -127,13 +127,13 @@ public final class SpotliteStore: Sendable {
     /// if let token { try await indexer.waitUntilIndexed(through: token) }
     /// ```
     ///
-    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; what `body` throws (the transaction
+    /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` on a read-only store; what `body` throws (the transaction
     ///   is rolled back and records nothing); SQLite's errors.
     @discardableResult
     public func writeReturningToken<T>(author: String?, context: String? = nil, _ body: (Database) throws -> T)
         throws -> (value: T, token: HistoryToken?)
     {
-        guard !options.readOnly else { throw StoreError.readOnlyStore(operation: "write") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "write") }
         var newestToken: HistoryToken?
         var ownToken: HistoryToken?
         let result = try databasePool.writeWithoutTransaction { db -> T in

@@ -5,7 +5,7 @@ import Logging
 public struct StoreOptions: Sendable {
     /// Open without writing anything: no tables or triggers are created, foreign changes are not sealed
     /// (they show in history once a writable handle, in any process, seals them), and writes throw
-    /// ``StoreError/readOnlyStore(operation:)``. For processes that only read.
+    /// ``SpotliteStoreError/readOnlyStore(operation:)``. For processes that only read.
     public var readOnly: Bool
     /// How long a write waits for another process's write to finish before failing with SQLITE_BUSY.
     public var busyTimeout: TimeInterval

@@ -89,6 +89,7 @@ struct QueryFuzzer {
         case .indexCorrupt: "index corrupt"
         case .indexLocked: "index locked"
         case .cannotWrite: "cannot write"
+        case .historyDeletedWhileRebuilding: "history deleted while rebuilding"
         case .engine: "engine"
         case .indexingRunning: "indexing running"
         case .invalidQuerySet: "invalid query set"

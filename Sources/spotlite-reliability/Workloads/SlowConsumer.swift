@@ -31,7 +31,7 @@ struct SlowConsumer {
             let page: [HistoryTransaction]
             do {
                 page = try store.fetchHistory(HistoryRequest.after(position).limit(pageSize))
-            } catch let error as HistoryError {
+            } catch let error as SpotliteStoreError where error.area == .history {
                 summary.gaps.append("after token \(position.map { "\($0)" } ?? "0"): \(error)")
                 position = try store.currentToken()
                 continue

@@ -63,7 +63,7 @@ struct HistoryCommand: AsyncParsableCommand {
                 let page: [HistoryTransaction]
                 do {
                     page = try store.fetchHistory(request)
-                } catch HistoryError.expiredToken(requested: _?, let purgedThrough) where listed == 0 {
+                } catch SpotliteStoreError.expiredToken(requested: _?, let purgedThrough) where listed == 0 {
                     // A listing is for looking: show what is kept rather than refuse.
                     Terminal.log("spotlite: the history through token \(purgedThrough) was deleted; listing from the oldest transaction kept")
                     request.start = .oldestRetained

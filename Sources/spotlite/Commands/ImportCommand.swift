@@ -45,7 +45,7 @@ struct ImportCommand: AsyncParsableCommand {
     func validate() throws {
         try OptionRange.check(batch, in: OptionRange.importBatch, option: "--batch")
         if author.isEmpty || author.hasPrefix(RecordImporter.reservedAuthorPrefix) {
-            throw ImportError.invalidAuthor(author)
+            throw SpotliteStoreError.invalidAuthor(author)
         }
     }
 
@@ -63,7 +63,7 @@ struct ImportCommand: AsyncParsableCommand {
         let environment = try CommandEnvironment(options: options)
         try environment.requireEntities()
         guard environment.configuration.entity(named: entity) != nil else {
-            throw ImportError.unknownEntity(entity, known: environment.configuration.entities.map(\.name))
+            throw SpotliteStoreError.unknownEntity(entity, known: environment.configuration.entities.map(\.name))
         }
         // The input is opened (and its decompressor found) before the store is touched.
         let input = try InputSource(path: file)
@@ -87,7 +87,7 @@ struct ImportCommand: AsyncParsableCommand {
             } catch {
                 bar.finish()
                 // A compressed file cut short fails in the decompressor: its message says more than the last line.
-                if case ImportError.malformedLine = error, let failure = input.decompressionFailure() { throw failure }
+                if case SpotliteStoreError.malformedLine = error, let failure = input.decompressionFailure() { throw failure }
                 throw error
             }
         } catch {

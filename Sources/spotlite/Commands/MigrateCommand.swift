@@ -3,8 +3,6 @@ import Foundation
 import Spotlite
 import SpotliteJSON
 
-extension MigrationError: ProductError {}
-
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",

@@ -26,19 +26,14 @@ extension ReplicationError {
     }
 }
 
-extension MigrationError {
-    var commandLineDescription: String {
-        switch self {
-        case let .unrecognizedSchema(path, matching, known):
-            if matching.isEmpty {
-                return "the store \(path) records no model version and its tables match none of the known versions (\(known.joined(separator: ", "))); make its tables match one version, or name its version explicitly (`spotlite migrate run --assume-version NAME`)"
-            }
-            return "the store \(path) records no model version and its tables match several versions (\(matching.joined(separator: ", "))); name the one it is at (`spotlite migrate run --assume-version NAME`)"
-        case let .migrationRequired(store, newest):
-            let at = store.map { "at model version \($0.name)" } ?? "not yet versioned"
-            return "the store is \(at) and needs migrating to \(newest.name), which a read-only store cannot do; run `spotlite migrate run` first"
-        default:
-            return description
-        }
-    }
+extension StoreRecoveryVocabulary {
+    /// The command line's: the `spotlite` commands and options that do it.
+    static let commandLine = StoreRecoveryVocabulary(
+        assumeVersion: "`spotlite migrate run --assume-version NAME`", migrate: "run `spotlite migrate run` first",
+        importAuthor: "--author importer")
+}
+
+extension SpotliteStoreError {
+    /// The library's problem, with the way out as a command where a command does it.
+    var commandLineDescription: String { description(using: .commandLine) }
 }

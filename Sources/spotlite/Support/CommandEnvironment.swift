@@ -3,9 +3,7 @@ import GRDB
 import Spotlite
 
 extension SearchError: ProductError {}
-extension StoreError: ProductError {}
-extension HistoryError: ProductError {}
-extension ImportError: ProductError {}
+extension SpotliteStoreError: ProductError {}
 extension ConfigurationError: ProductError {}
 extension ReplicationError: ProductError {}
 extension EmbeddingError: ProductError {}

@@ -29,9 +29,9 @@ extension ExitStatus {
         switch error {
         case SearchError.indexLocked, SearchError.cannotWrite, SearchError.indexCorrupt, SearchError.engine,
              SearchError.indexingRunning, SearchError.shardUnavailable, SearchError.shardIdentityChanged,
-             SearchError.indexPartlyDeleted:
+             SearchError.indexPartlyDeleted, SearchError.historyDeletedWhileRebuilding:
             failure
-        case StoreError.readOnlyStore, StoreError.unsupportedHistorySchema:
+        case SpotliteStoreError.readOnlyStore, SpotliteStoreError.unsupportedHistorySchema:
             failure
         case ReplicationError.unreachable, ReplicationError.cannotServe, ReplicationError.toolMissing:
             failure

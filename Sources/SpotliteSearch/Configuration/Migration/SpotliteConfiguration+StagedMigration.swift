@@ -135,7 +135,7 @@ extension SpotliteConfiguration {
     }
 
     /// The key a manager's complaint is about: the stage it names, the version, or `[model]` as a whole.
-    private func configurationError(for error: MigrationError, source: String) -> ConfigurationError {
+    private func configurationError(for error: SpotliteStoreError, source: String) -> ConfigurationError {
         var keyPath = "model.stages"
         var stageName: String?
         switch error {

@@ -9,13 +9,16 @@ import SpotliteStore
 /// resume point is the consumer's own; a resynchronisation is a rebuild into a new generation switched in
 /// atomically. Every hook runs on the driver's thread, calling the updater directly: a round crosses no actor.
 ///
-/// The indexer owns the driver, which owns this consumer, which holds the updater (never the indexer): an app that
+/// The indexer owns the driver, which owns this consumer, which holds the updater and live mode (never the indexer,
+/// nor the driver: live mode holds it weakly): an app that
 /// releases a live indexer without `stop()` releases it at once; the indexer retires the updater (its shards close,
 /// then its writer lock goes), and a round in progress then ends at its next step with `CancellationError`, which
 /// the driver takes as a stop (no retry, nothing saved past what the shards committed).
 struct IndexHistoryConsumer: HistoryConsumer {
     let updater: IndexUpdater
     let reader: IndexRecordReader
+    /// Told how each round ended: a live round's failure is its ``IndexLiveMode/lastError``.
+    let liveMode: IndexLiveMode
     let consumerName: String
 
     /// Changes of indexed entities, except updates of columns no field reads (unless a document provider decides
@@ -64,5 +67,6 @@ struct IndexHistoryConsumer: HistoryConsumer {
 
     nonisolated(nonsending) func roundDidEnd(number: Int, result: Result<HistoryConsumerRound, any Error>) async {
         updater.endRound(result)
+        liveMode.roundDidEnd(result)
     }
 }

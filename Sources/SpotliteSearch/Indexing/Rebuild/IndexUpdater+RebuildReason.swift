@@ -69,7 +69,7 @@ extension IndexUpdater {
             // a quarter.
             let pending = try weighIndexedChanges(after: after, documents: documents, total: count, share: share)
             return IndexRebuildPolicy.backlogReason(pending, documents: documents, share: share)
-        } catch is HistoryError {
+        } catch let error as SpotliteStoreError where error.area == .history {
             return nil  // history purged past the index: the update finds out and says so
         }
     }

@@ -131,6 +131,7 @@ extension IndexUpdater {
     private func finishRebuild(token: HistoryToken?, indexed: Int, unreadable: IndexUpdateSummary, reason: IndexRebuildReason,
                                state: inout State) {
         state.summary.rebuilt = true
+        state.rebuilds += 1
         state.summary.reason = reason.description
         state.summary.indexed += indexed
         state.summary.noteUnreadable(of: unreadable)

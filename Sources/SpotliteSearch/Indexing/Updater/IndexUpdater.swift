@@ -5,7 +5,8 @@ import Synchronization
 
 /// Writes the index: applies the history the driver reads (``IndexRound``, one per round of the driver) and
 /// rebuilds it when history cannot bring it up to date. ``SpotliteIndexer`` is its public front: it takes the
-/// writer lock, queues updates and runs live mode; ``IndexHistoryConsumer`` hands it each round's history.
+/// writer lock and queues updates, ``IndexLiveMode`` runs live mode; ``IndexHistoryConsumer`` hands it each round's
+/// history.
 ///
 /// It runs where it is called: the driver's rounds call it on the driver's own thread (so a round never waits for
 /// the indexer's actor), the indexer calls it for an update's summary. Its state is behind one lock, held while a
@@ -43,10 +44,9 @@ final class IndexUpdater: Sendable {
         /// When it began, and what its previous commit had posted: each post tells its own share.
         var updateStarted = ContinuousClock.now
         var lastPosted = IndexUpdateSummary()
-        /// Whether live mode runs: only a live round's failure is kept in ``lastError`` (an update throws it).
-        var isLive = false
-        /// The last error live indexing met, or nil after a successful round.
-        var lastError: (any Error)?
+        /// How many rebuilds went live since the summary began (an update gives up when history keeps being
+        /// deleted after them, and says how many).
+        var rebuilds = 0
         /// Set once the indexer is gone: every later step of a round ends it with `CancellationError`.
         var isRetired = false
 
@@ -55,6 +55,7 @@ final class IndexUpdater: Sendable {
             updateStarted = ContinuousClock.now
             lastPosted = IndexUpdateSummary()
             summary = IndexUpdateSummary()
+            rebuilds = 0
             rebuiltCheckpoint = nil
         }
     }
@@ -110,19 +111,13 @@ final class IndexUpdater: Sendable {
         }
     }
 
+    /// How many rebuilds went live in the update in progress.
+    var rebuildsInUpdate: Int { state.withLock { $0.rebuilds } }
+
     /// Has the next round rebuild for `reason` (an update that asks the driver to resynchronise).
     func force(_ reason: IndexRebuildReason) {
         state.withLock { $0.forcedRebuildReason = reason }
     }
-
-    /// Whether live mode runs.
-    var isLive: Bool {
-        get { state.withLock { $0.isLive } }
-        set { state.withLock { $0.isLive = newValue } }
-    }
-
-    /// The last error live indexing met, or nil after a successful round.
-    var lastError: (any Error)? { state.withLock { $0.lastError } }
 
     /// The indexer is gone: closes the round's shards (waiting for their queued work, so the writer lock released
     /// next frees an index the next indexer can open at once) and ends every later step of the round.
@@ -170,25 +165,16 @@ final class IndexUpdater: Sendable {
         directory.removeStaleGenerations()
     }
 
-    /// The end of one of the driver's rounds: the shards close; a live round's failure is kept in ``lastError``
-    /// (the driver retries it with a growing delay), and damage has the next round rebuild.
+    /// The end of one of the driver's rounds: the shards close, and damage has the next round rebuild (live mode
+    /// keeps a live round's failure: ``IndexLiveMode/roundDidEnd(_:)``).
     func endRound(_ result: Result<HistoryConsumerRound, any Error>) {
         state.withLock { state in
             guard !state.isRetired else { return }
             state.round?.close()
             state.round = nil
             if !state.updateInProgress { state.summary.seconds = Self.seconds(ContinuousClock.now - state.updateStarted) }
-            switch result {
-            case .success:
-                state.lastError = nil
-            case .failure(let error):
-                if error is CancellationError { return }
-                if case SearchError.engine(let engineError, _) = error, engineError.code.isDamage {
-                    state.damageRebuildReason = Self.damageReason(engineError)
-                }
-                guard state.isLive else { return }
-                state.lastError = error
-                logger.error("live index update failed: \(error); retrying")
+            if case .failure(SearchError.engine(let engineError, _)) = result, engineError.code.isDamage {
+                state.damageRebuildReason = Self.damageReason(engineError)
             }
         }
     }

@@ -38,7 +38,7 @@ public struct HistoryTrackerConfiguration: Sendable {
     public var deletionSchedule: HistoryDeletionSchedule
     /// History older than this is deleted by cleanup even when a required author has not consumed it, and a
     /// required author without any position stops holding history back once it has been absent this long.
-    /// That author then gets ``HistoryError/expiredToken(requested:purgedThrough:)`` and must resynchronise.
+    /// That author then gets ``SpotliteStoreError/expiredToken(requested:purgedThrough:)`` and must resynchronise.
     /// Nil keeps history for laggards forever.
     public var maximumDuration: Duration?
     /// Also delete unattributed transactions and those of unlisted authors below the watermark. Off by
@@ -130,7 +130,7 @@ public struct HistoryTrackerConfiguration: Sendable {
     }
 
     /// Throws the first problem that would keep the tracker from working as configured.
-    public func validate() throws(TrackerError) {
+    public func validate() throws(SpotliteStoreError) {
         try Self.validateName(currentAuthor, role: "the current author")
         for author in allAuthors { try Self.validateName(author, role: "the listed author") }
         for author in mirrorAuthors { try Self.validateName(author, role: "the mirror author") }
@@ -151,10 +151,10 @@ public struct HistoryTrackerConfiguration: Sendable {
         if let maximumDuration, maximumDuration <= .zero {
             throw .invalidDuration(maximumDuration, role: "maximum duration")
         }
-        guard fetchBatchSize >= 1 else { throw .invalidBatchSize(fetchBatchSize) }
+        guard fetchBatchSize >= 1 else { throw .invalidBatchSize(fetchBatchSize, of: .trackerFetch) }
     }
 
-    private static func validateName(_ name: String, role: String) throws(TrackerError) {
+    private static func validateName(_ name: String, role: String) throws(SpotliteStoreError) {
         guard let first = name.first, let last = name.last, !first.isWhitespace, !last.isWhitespace else {
             throw .invalidAuthorName(name, role: role)
         }

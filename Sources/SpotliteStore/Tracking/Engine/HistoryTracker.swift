@@ -32,13 +32,13 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
     /// Creates a tracker, started at once when ``HistoryTrackerConfiguration/autoStart`` is set. `clock` measures
     /// the interval of ``HistoryDeletionSchedule/every(_:)`` (a test passes a clock it advances).
     ///
-    /// - Throws: ``TrackerError`` when the configuration cannot work; ``StoreError/readOnlyStore(operation:)`` for a
+    /// - Throws: ``SpotliteStoreError`` when the configuration cannot work; ``SpotliteStoreError/readOnlyStore(operation:)`` for a
     ///   read-only store, where no position can be saved.
     public init(store: SpotliteStore, configuration: HistoryTrackerConfiguration,
                 subscribers: [any HistorySubscriber] = [], clock: any Clock<Duration> = ContinuousClock()) throws {
         try configuration.validate()
         guard !store.options.readOnly else {
-            throw StoreError.readOnlyStore(operation: "track history (the tracker saves its position in the store)")
+            throw SpotliteStoreError.readOnlyStore(operation: "track history (the tracker saves its position in the store)")
         }
         self.store = store
         self.configuration = configuration
@@ -175,9 +175,9 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
 
     /// Inserts `hook` into the merge pipeline just before the hook `successor`.
     ///
-    /// - Throws: ``TrackerError/unknownMergeHook(_:)`` when `successor` is not registered.
+    /// - Throws: ``SpotliteStoreError/unknownMergeHook(_:)`` when `successor` is not registered.
     @discardableResult
-    public func registerMergeHook(before successor: UUID, _ hook: @escaping MergeHook) throws(TrackerError) -> UUID {
+    public func registerMergeHook(before successor: UUID, _ hook: @escaping MergeHook) throws(SpotliteStoreError) -> UUID {
         try registry.insertMergeHook(hook, before: successor)
     }
 
@@ -231,7 +231,7 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
     /// Sets the current author's position, after it resynchronised from the rows (for instance on an expired
     /// position); nil takes the store's current token. Delivery continues after it.
     ///
-    /// - Throws: ``StoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
+    /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
     ///   `DatabaseError`).
     public func resetPosition(to token: HistoryToken? = nil) throws {
         guard let token = try token ?? store.currentToken() else {

@@ -6,7 +6,7 @@ public enum HistoryTrackerEvent: Sendable {
     /// A cleanup ran after a change notification.
     case deletedHistory(HistoryDeletionResult)
     /// Processing failed; the position is unchanged and the same history is tried again with the next
-    /// notification. A ``HistoryError/expiredToken(requested:purgedThrough:)`` error means the author must
+    /// notification. A ``SpotliteStoreError/expiredToken(requested:purgedThrough:)`` error means the author must
     /// resynchronise and then call ``HistoryTracker/resetPosition(to:)``.
     case failed(any Error)
 }

@@ -82,7 +82,7 @@ actor TrackerEngine {
         do {
             try await deliverPending(into: &summary)
         } catch {
-            if case HistoryError.expiredToken = error {
+            if case SpotliteStoreError.expiredToken = error {
                 log.important(
                     "\(configuration.currentAuthor): its position has expired (\(error)); resynchronise, then call resetPosition()",
                     failure: true)

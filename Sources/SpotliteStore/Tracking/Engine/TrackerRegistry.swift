@@ -68,7 +68,7 @@ final class TrackerRegistry: Sendable {
         return id
     }
 
-    func insertMergeHook(_ hook: @escaping MergeHook, before successor: UUID) throws(TrackerError) -> UUID {
+    func insertMergeHook(_ hook: @escaping MergeHook, before successor: UUID) throws(SpotliteStoreError) -> UUID {
         let id = UUID()
         let added = state.withLock { state -> Bool in
             let entry = NamedMergeHook(id: id, hook: hook)

@@ -15,7 +15,7 @@ import GRDB
 /// }
 /// ```
 ///
-/// Throws ``HistoryError/expiredToken(requested:purgedThrough:)`` when the history after its start was deleted:
+/// Throws ``SpotliteStoreError/expiredToken(requested:purgedThrough:)`` when the history after its start was deleted:
 /// resynchronise, save the store's current token under the position name, and observe again.
 public struct HistoryObservation: AsyncSequence, Sendable {
     /// Each element is one transaction, with its changes.
@@ -106,8 +106,8 @@ public struct HistoryObservation: AsyncSequence, Sendable {
         /// The next matching transaction, waiting for one to be committed; nil once the task is cancelled or the
         /// store is released. Saves the position of the previous element first (with a saved position).
         ///
-        /// - Throws: ``HistoryError/expiredToken(requested:purgedThrough:)`` when the history after the position was
-        ///   deleted; ``StoreError/readOnlyStore(operation:)`` when saving the position on a read-only store;
+        /// - Throws: ``SpotliteStoreError/expiredToken(requested:purgedThrough:)`` when the history after the position was
+        ///   deleted; ``SpotliteStoreError/readOnlyStore(operation:)`` when saving the position on a read-only store;
         ///   SQLite's errors.
         public mutating func next() async throws -> HistoryTransaction? {
             guard !isFinished else { return nil }
