@@ -131,6 +131,7 @@ let package = Package(
             name: "spotlite-bench",
             dependencies: [
                 "Spotlite",
+                "CEmbeddings",
                 "SpotliteEmbeddings",
                 "SpotliteHybrid",
                 "SpotliteServer",
