@@ -39,8 +39,8 @@ struct EmbeddingsCommand: ParsableCommand {
     var queries = 1000
     @Option(help: "Vectors searched exactly: the catalogue's, completed with synthetic ones when fewer were embedded (the catalogue has 63,666 records).")
     var searchVectors = 63_666
-    @Option(help: "How the HNSW measurement's synthetic vectors are drawn: spectrum (a Gaussian with the catalogue vectors' mean and covariance spectrum), spectrum-mixture, clusters (--hnsw-clusters isotropic Gaussian clusters) or uniform (the worst case).")
-    var hnswGenerator = "spectrum"
+    @Option(help: "How the HNSW measurement's synthetic vectors are drawn: spectrum-mixture (clusters of --hnsw-cluster-size vectors, centres and spread following the catalogue vectors' covariance spectrum: what behaves like the real vectors, docs/embeddings.md), spectrum (one Gaussian with that spectrum), clusters (--hnsw-clusters isotropic Gaussian clusters) or uniform (the worst case).")
+    var hnswGenerator = "spectrum-mixture"
     @Option(help: "Clusters of the clusters recipe.")
     var hnswClusters = 50
     @Option(help: "The spectrum-mixture recipe's vectors per cluster.")
