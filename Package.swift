@@ -132,6 +132,7 @@ let package = Package(
             name: "spotlite-bench",
             dependencies: [
                 "Spotlite",
+                "CEmbeddings",
                 "SpotliteEmbeddings",
                 "SpotliteHybrid",
                 "SpotliteServer",

@@ -111,19 +111,12 @@ __attribute__((target("avx2,fma"))) void compact_scores_avx2(const float *query,
     }
 }
 
-bool has_avx2_fma() noexcept {
-    static const bool supported = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }();
-    return supported;
-}
 #endif
 
 void compact_scores(const float *query, const int8_t *codes, const float *scales, int64_t rows, int32_t dimensions,
                     const uint8_t *allowed, float *scores) noexcept {
 #if defined(__x86_64__)
-    if (has_avx2_fma()) return compact_scores_avx2(query, codes, scales, rows, dimensions, allowed, scores);
+    if (ce::has_avx2_fma()) return compact_scores_avx2(query, codes, scales, rows, dimensions, allowed, scores);
 #endif
     compact_scores_portable(query, codes, scales, rows, dimensions, allowed, scores);
 }

@@ -1,8 +1,11 @@
-#include "CEInternal.hpp"
+#include "CEInnerProduct.hpp"
 
+// hnswlib's main header defines functions (not inline): this is the one file that includes it.
 #include <hnswlib/hnswlib.h>
 
 #include <atomic>
+#include <cstdio>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,13 +14,74 @@
 #include <vector>
 
 struct ce_hnsw {
-    std::unique_ptr<hnswlib::InnerProductSpace> space;
+    std::unique_ptr<hnswlib::SpaceInterface<float>> space;
     std::unique_ptr<hnswlib::HierarchicalNSW<float>> graph;
     int32_t dimensions = 0;
+    ce_distance_kernel kernel = CE_KERNEL_PORTABLE;
 };
 
+namespace {
+
+// hnswlib's distance for normalised vectors (1 − dot product), with the dot product of our own loops: hnswlib picks
+// its SIMD loop from the compiler's target macros at build time, which for a build that runs on any x86-64 processor
+// means SSE, four floats at a time; this space takes the AVX2/FMA loop (eight at a time, fused) where the processor
+// has it, decided at run time.
+class InnerProductSpace final : public hnswlib::SpaceInterface<float> {
+public:
+    // `kernel` is CE_KERNEL_PORTABLE or CE_KERNEL_AVX2 (which the caller has checked the processor runs).
+    InnerProductSpace(size_t dimensions, ce_distance_kernel kernel) noexcept
+        : dimensions_(dimensions), function_(ce::distance_portable) {
+#if defined(__x86_64__)
+        if (kernel == CE_KERNEL_AVX2) function_ = ce::distance_avx2;
+#else
+        (void)kernel;
+#endif
+    }
+    size_t get_data_size() override { return dimensions_ * sizeof(float); }
+    hnswlib::DISTFUNC<float> get_dist_func() override { return function_; }
+    void *get_dist_func_param() override { return &dimensions_; }
+
+private:
+    size_t dimensions_;
+    hnswlib::DISTFUNC<float> function_;
+};
+
+// The space of `kernel` (resolved), or NULL with an error when this processor cannot run it.
+std::unique_ptr<hnswlib::SpaceInterface<float>> make_space(int32_t dimensions, ce_distance_kernel kernel, char **error) {
+    if (!ce_distance_kernel_available(kernel)) {
+        ce::set_error(error, "this processor has no AVX2 and FMA: choose the automatic or the portable distance kernel");
+        return nullptr;
+    }
+    switch (ce::resolved_kernel(kernel)) {
+    case CE_KERNEL_HNSWLIB:
+        return std::make_unique<hnswlib::InnerProductSpace>(size_t(dimensions));
+    case CE_KERNEL_AVX2:
+        return std::make_unique<InnerProductSpace>(size_t(dimensions), CE_KERNEL_AVX2);
+    default:
+        return std::make_unique<InnerProductSpace>(size_t(dimensions), CE_KERNEL_PORTABLE);
+    }
+}
+
+// The bytes hnswlib's saveIndex writes for `graph`: its header, every element's level-0 block, and each element's
+// upper-level links with their length.
+uint64_t saved_size(const hnswlib::HierarchicalNSW<float> &graph) {
+    uint64_t bytes = sizeof(graph.offsetLevel0_) + sizeof(graph.max_elements_) + sizeof(size_t) /* cur_element_count */ +
+            sizeof(graph.size_data_per_element_) + sizeof(graph.label_offset_) + sizeof(graph.offsetData_) +
+            sizeof(graph.maxlevel_) + sizeof(graph.enterpoint_node_) + sizeof(graph.maxM_) + sizeof(graph.maxM0_) +
+            sizeof(graph.M_) + sizeof(graph.mult_) + sizeof(graph.ef_construction_);
+    const size_t count = graph.cur_element_count;
+    bytes += uint64_t(count) * graph.size_data_per_element_;
+    for (size_t i = 0; i < count; ++i) {
+        bytes += sizeof(unsigned int);
+        if (graph.element_levels_[i] > 0) bytes += uint64_t(graph.size_links_per_element_) * uint64_t(graph.element_levels_[i]);
+    }
+    return bytes;
+}
+
+} // namespace
+
 ce_hnsw *ce_hnsw_new(int32_t dimensions, int64_t capacity, int32_t m, int32_t ef_construction, uint64_t seed,
-                     char **error) noexcept {
+                     ce_distance_kernel kernel, char **error) noexcept {
     if (dimensions <= 0 || capacity < 0 || m < 2 || ef_construction < 1) {
         ce::set_error(error, "ce_hnsw_new: dimensions, capacity, M or efConstruction out of range");
         return nullptr;
@@ -25,7 +89,9 @@ ce_hnsw *ce_hnsw_new(int32_t dimensions, int64_t capacity, int32_t m, int32_t ef
     try {
         auto index = std::make_unique<ce_hnsw>();
         index->dimensions = dimensions;
-        index->space = std::make_unique<hnswlib::InnerProductSpace>(size_t(dimensions));
+        index->kernel = ce::resolved_kernel(kernel);
+        index->space = make_space(dimensions, kernel, error);
+        if (!index->space) return nullptr;
         index->graph = std::make_unique<hnswlib::HierarchicalNSW<float>>(
             index->space.get(), size_t(std::max<int64_t>(capacity, 1)), size_t(m), size_t(ef_construction), size_t(seed));
         return index.release();
@@ -35,7 +101,7 @@ ce_hnsw *ce_hnsw_new(int32_t dimensions, int64_t capacity, int32_t m, int32_t ef
     }
 }
 
-ce_hnsw *ce_hnsw_load(const char *path, int32_t dimensions, char **error) noexcept {
+ce_hnsw *ce_hnsw_load(const char *path, int32_t dimensions, ce_distance_kernel kernel, char **error) noexcept {
     if (path == nullptr || dimensions <= 0) {
         ce::set_error(error, "ce_hnsw_load: missing path or dimensions");
         return nullptr;
@@ -43,9 +109,14 @@ ce_hnsw *ce_hnsw_load(const char *path, int32_t dimensions, char **error) noexce
     try {
         auto index = std::make_unique<ce_hnsw>();
         index->dimensions = dimensions;
-        index->space = std::make_unique<hnswlib::InnerProductSpace>(size_t(dimensions));
+        index->kernel = ce::resolved_kernel(kernel);
+        index->space = make_space(dimensions, kernel, error);
+        if (!index->space) return nullptr;
         index->graph = std::make_unique<hnswlib::HierarchicalNSW<float>>(index->space.get(), std::string(path));
-        if (index->graph->data_size_ != sizeof(float) * size_t(dimensions)) {
+        // The file says where each element's vector ends (its label follows): a vector of other dimensions than
+        // asked would be read with the wrong length.
+        const auto &graph = *index->graph;
+        if (graph.label_offset_ < graph.offsetData_ || graph.label_offset_ - graph.offsetData_ != sizeof(float) * size_t(dimensions)) {
             ce::set_error(error, std::string("the HNSW graph at ") + path + " holds vectors of another dimension");
             return nullptr;
         }
@@ -65,6 +136,17 @@ bool ce_hnsw_save(ce_hnsw *index, const char *path, char **error) noexcept {
     }
     try {
         index->graph->saveIndex(std::string(path));
+        // hnswlib does not check its writes: a full disk leaves a short file behind without a word.
+        std::ifstream written(path, std::ios::binary | std::ios::ate);
+        const uint64_t expected = saved_size(*index->graph);
+        const auto size = written.is_open() ? int64_t(written.tellg()) : int64_t(-1);
+        if (size < 0 || uint64_t(size) != expected) {
+            written.close();
+            std::remove(path);
+            ce::set_error(error, std::string("saving the HNSW graph at ") + path + ": " + std::to_string(size < 0 ? 0 : size) +
+                                     " bytes written of " + std::to_string(expected) + " (is the disk full?)");
+            return false;
+        }
         return true;
     } catch (...) {
         ce::set_current_error(error, (std::string("saving the HNSW graph at ") + path).c_str());
@@ -184,6 +266,16 @@ int64_t ce_hnsw_count(const ce_hnsw *index) noexcept {
     return index == nullptr ? 0 : int64_t(index->graph->cur_element_count);
 }
 
+bool ce_hnsw_describe(const ce_hnsw *index, int32_t *dimensions, int32_t *m, int32_t *ef_construction,
+                      ce_distance_kernel *kernel) noexcept {
+    if (index == nullptr) return false;
+    if (dimensions != nullptr) *dimensions = index->dimensions;
+    if (m != nullptr) *m = int32_t(index->graph->M_);
+    if (ef_construction != nullptr) *ef_construction = int32_t(index->graph->ef_construction_);
+    if (kernel != nullptr) *kernel = index->kernel;
+    return true;
+}
+
 int64_t ce_hnsw_deleted_count(const ce_hnsw *index) noexcept { return index == nullptr ? 0 : int64_t(index->graph->num_deleted_); }
 
 bool ce_hnsw_search(ce_hnsw *index, const float *query, int32_t k, int32_t ef, uint64_t *labels, float *scores,
@@ -209,5 +301,33 @@ bool ce_hnsw_search(ce_hnsw *index, const float *query, int32_t k, int32_t ef, u
     } catch (...) {
         ce::set_current_error(error, "searching the HNSW graph");
         return false;
+    }
+}
+
+bool ce_inner_product(ce_distance_kernel kernel, const float *a, const float *b, int32_t dimensions, float *product,
+                      char **error) noexcept {
+    if (product == nullptr || dimensions < 0 || (dimensions > 0 && (a == nullptr || b == nullptr))) {
+        ce::set_error(error, "ce_inner_product: missing argument");
+        return false;
+    }
+    if (!ce_distance_kernel_available(kernel)) {
+        ce::set_error(error, "ce_inner_product: this processor has no AVX2 and FMA for that kernel");
+        return false;
+    }
+    const size_t n = size_t(dimensions);
+    switch (ce::resolved_kernel(kernel)) {
+#if defined(__x86_64__)
+    case CE_KERNEL_AVX2:
+        *product = ce::inner_product_avx2(a, b, n);
+        return true;
+#endif
+    case CE_KERNEL_HNSWLIB: {
+        hnswlib::InnerProductSpace space(n);
+        *product = 1.0f - space.get_dist_func()(a, b, space.get_dist_func_param());
+        return true;
+    }
+    default:
+        *product = ce::inner_product_portable(a, b, n);
+        return true;
     }
 }

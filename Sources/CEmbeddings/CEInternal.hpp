@@ -10,6 +10,10 @@
 
 namespace ce {
 
+// Whether this processor runs AVX2 and FMA instructions, asked once (`__builtin_cpu_supports`): kernels are chosen
+// at run time, never by the loader, because an ifunc resolver crashes sanitizer builds.
+bool has_avx2_fma() noexcept;
+
 // Stores `message` in `*error` for the caller; when even that allocation fails, a static text would have to be
 // freed by the caller, so it is left NULL there and the failure value alone reports the error.
 inline void set_error(char **error, const char *message) noexcept {

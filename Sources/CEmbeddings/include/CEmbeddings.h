@@ -128,17 +128,62 @@ bool ce_exact_search_compact(const float *matrix, const int8_t *codes, const flo
                              float *scores, int64_t *best_rows, float *best_scores, int32_t *found, int64_t *rescored,
                              char **error) CE_NOEXCEPT;
 
+/* MARK: - Distance kernels */
+
+/** The dot product loop an HNSW graph measures distances with. */
+typedef enum ce_distance_kernel {
+    CE_KERNEL_AUTOMATIC = 0, /**< CE_KERNEL_AVX2 where the processor has AVX2 and FMA, CE_KERNEL_PORTABLE elsewhere. */
+    CE_KERNEL_PORTABLE = 1,  /**< A plain loop with eight partial sums, on any processor. */
+    CE_KERNEL_AVX2 = 2,      /**< AVX2 with fused multiply-adds, chosen at run time (x86-64 only). */
+    CE_KERNEL_HNSWLIB = 3,   /**< hnswlib's own loop, its SIMD chosen at compile time (SSE in a portable build). */
+} ce_distance_kernel;
+
+/** Whether this processor runs `kernel`. */
+bool ce_distance_kernel_available(ce_distance_kernel kernel) CE_NOEXCEPT;
+/** The kernel CE_KERNEL_AUTOMATIC stands for on this processor; any other kernel as it is. */
+ce_distance_kernel ce_distance_kernel_resolved(ce_distance_kernel kernel) CE_NOEXCEPT;
+/** The dot product of `a` and `b` (`dimensions` floats each, any alignment) computed by `kernel`, in `*product`. */
+bool ce_inner_product(ce_distance_kernel kernel, const float *a, const float *b, int32_t dimensions, float *product,
+                      char **error) CE_NOEXCEPT;
+
+/* MARK: - Files and statistics */
+
+/** A 64-bit checksum of `length` bytes, seeded with `seed` (a previous checksum, to chain several buffers). */
+uint64_t ce_checksum(const void *bytes, int64_t length, uint64_t seed) CE_NOEXCEPT;
+
+/**
+ * A 64-bit checksum of the whole file at `path` (any change of its bytes changes it with near certainty) in
+ * `*checksum`, and its length in `*bytes` when not NULL.
+ */
+bool ce_file_checksum(const char *path, uint64_t *checksum, int64_t *bytes, char **error) CE_NOEXCEPT;
+
+/**
+ * The covariance spectrum of `rows` vectors ([rows, dimensions], row-major; rows ≥ 2): the covariance matrix's
+ * eigenvalues, largest first, in `eigenvalues`, and the mean vector's coordinate along each eigenvector, in the same
+ * order, in `mean_coordinates` (`dimensions` each). What a Gaussian with the same mean and covariance needs, up to a
+ * rotation (which inner products do not see).
+ */
+bool ce_spectrum(const float *vectors, int64_t rows, int32_t dimensions, double *eigenvalues, double *mean_coordinates,
+                 char **error) CE_NOEXCEPT;
+
 /* MARK: - HNSW (hnswlib, inner product over normalised vectors) */
 
 typedef struct ce_hnsw ce_hnsw;
 
-/** An empty graph for vectors of `dimensions`, room for `capacity` (it grows when full). */
+/** An empty graph for vectors of `dimensions`, room for `capacity` (it grows when full), measuring with `kernel`. */
 ce_hnsw *ce_hnsw_new(int32_t dimensions, int64_t capacity, int32_t m, int32_t ef_construction, uint64_t seed,
-                     char **error) CE_NOEXCEPT;
-/** A graph saved by ce_hnsw_save at `path`. */
-ce_hnsw *ce_hnsw_load(const char *path, int32_t dimensions, char **error) CE_NOEXCEPT;
+                     ce_distance_kernel kernel, char **error) CE_NOEXCEPT;
+/**
+ * A graph saved by ce_hnsw_save at `path`, measuring with `kernel`. hnswlib checks that the file's length fits its
+ * header; a file altered within that length is not detected here (ce_file_checksum is how callers check it).
+ */
+ce_hnsw *ce_hnsw_load(const char *path, int32_t dimensions, ce_distance_kernel kernel, char **error) CE_NOEXCEPT;
 void ce_hnsw_free(ce_hnsw *index) CE_NOEXCEPT;
+/** Writes the graph to `path` (replacing it), and checks that every byte was written. */
 bool ce_hnsw_save(ce_hnsw *index, const char *path, char **error) CE_NOEXCEPT;
+/** The graph's dimensions, M, efConstruction and (resolved) distance kernel; any pointer may be NULL. */
+bool ce_hnsw_describe(const ce_hnsw *index, int32_t *dimensions, int32_t *m, int32_t *ef_construction,
+                      ce_distance_kernel *kernel) CE_NOEXCEPT;
 /** Adds `vector` under `label`, or replaces the vector of an existing label (undeleting it). */
 bool ce_hnsw_add(ce_hnsw *index, const float *vector, uint64_t label, char **error) CE_NOEXCEPT;
 /**

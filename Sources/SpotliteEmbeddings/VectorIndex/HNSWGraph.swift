@@ -6,18 +6,46 @@ final class HNSWGraph {
     private let handle: OpaquePointer
     let dimensions: Int
 
-    /// Connections per node and the candidate list while building: hnswlib's usual settings for vectors of a few
-    /// hundred dimensions (more costs build time and memory; fewer, recall).
-    static let connections: Int32 = 16
-    static let constructionCandidates: Int32 = 100
+    /// Connections per node and the candidate list while building, hnswlib's usual settings for vectors of a few
+    /// hundred dimensions (more costs build time and memory; fewer, recall): ``VectorIndex``'s defaults.
+    static let connections = 16
+    static let constructionCandidates = 100
 
-    init(dimensions: Int, capacity: Int) throws {
+    init(dimensions: Int, capacity: Int, connections: Int = HNSWGraph.connections,
+         constructionCandidates: Int = HNSWGraph.constructionCandidates, kernel: VectorIndex.DistanceKernel = .automatic) throws {
         var message: UnsafeMutablePointer<CChar>?
-        guard let handle = ce_hnsw_new(Int32(dimensions), Int64(capacity), Self.connections, Self.constructionCandidates, 100, &message) else {
+        guard let handle = ce_hnsw_new(Int32(dimensions), Int64(capacity), Int32(clamping: connections),
+                                       Int32(clamping: constructionCandidates), 100, kernel.native, &message) else {
             throw EmbeddingError.computation(EncoderCore.take(message) ?? "the HNSW graph could not be created")
         }
         self.handle = handle
         self.dimensions = dimensions
+    }
+
+    /// The graph saved at `path` by ``save(to:)``.
+    init(loading path: String, dimensions: Int, kernel: VectorIndex.DistanceKernel = .automatic) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        guard let handle = ce_hnsw_load(path, Int32(dimensions), kernel.native, &message) else {
+            throw EmbeddingError.computation(EncoderCore.take(message) ?? "the HNSW graph at \(path) could not be loaded")
+        }
+        self.handle = handle
+        self.dimensions = dimensions
+    }
+
+    /// Writes the graph to `path`, replacing it.
+    func save(to path: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        guard ce_hnsw_save(handle, path, &message) else {
+            throw EmbeddingError.computation(EncoderCore.take(message) ?? "the HNSW graph could not be saved at \(path)")
+        }
+    }
+
+    /// M and efConstruction, as built, and the distance kernel it measures with.
+    var parameters: (connections: Int, constructionCandidates: Int, kernel: VectorIndex.DistanceKernel) {
+        var m: Int32 = 0, candidates: Int32 = 0
+        var kernel = CE_KERNEL_AUTOMATIC
+        _ = ce_hnsw_describe(handle, nil, &m, &candidates, &kernel)
+        return (Int(m), Int(candidates), VectorIndex.DistanceKernel(kernel))
     }
 
     deinit { ce_hnsw_free(handle) }

@@ -34,6 +34,13 @@ public final class VectorIndex: Sendable {
     public let exactScan: ExactScan
     /// Threads that build the HNSW graph (hnswlib inserts on several at once).
     public let graphThreads: Int
+    /// The HNSW graph's connections per node (hnswlib's M) and candidate list while building (efConstruction).
+    public let hnswConnections: Int
+    public let hnswConstructionCandidates: Int
+    /// The dot-product loop the HNSW graph measures distances with.
+    public let distanceKernel: DistanceKernel
+    /// Whether the HNSW graph is kept in the index folder and loaded from there when it matches the vectors.
+    public let keepsGraphFile: Bool
     private let graphProgress: (@Sendable (_ added: Int, _ total: Int) -> Void)?
     private let database: DatabaseQueue
     private let memory: Mutex<Memory>
@@ -72,10 +79,34 @@ public final class VectorIndex: Sendable {
     /// one (`spotlite-bench embeddings --hnsw-vectors` prints both at each size; docs/embeddings.md has the figures).
     public static let defaultHNSWThreshold = 200_000
 
+    /// The default ``hnswConnections`` (M) and ``hnswConstructionCandidates`` (efConstruction): hnswlib's usual
+    /// settings for vectors of a few hundred dimensions; docs/embeddings.md has the recall they reach.
+    public static let defaultHNSWConnections = HNSWGraph.connections
+    public static let defaultHNSWConstructionCandidates = HNSWGraph.constructionCandidates
+
+    /// Where the HNSW graph in memory came from.
+    public struct GraphOrigin: Sendable, Hashable {
+        /// Read from the graph file kept in the index folder (``keepsGraphFile``); otherwise built from the vectors.
+        public var loaded: Bool
+        /// Why a kept graph file could not be used, so that the graph was built again: nil when there was none, or
+        /// it was loaded.
+        public var rebuildReason: String?
+        /// Why the graph just built could not be kept in the index folder (it is used all the same): nil when it
+        /// was saved, or is not kept.
+        public var saveProblem: String?
+
+        public init(loaded: Bool, rebuildReason: String? = nil, saveProblem: String? = nil) {
+            self.loaded = loaded
+            self.rebuildReason = rebuildReason
+            self.saveProblem = saveProblem
+        }
+    }
+
     private struct Memory: ~Copyable {
         var version: Int64 = -1
         var matrix: VectorMatrix?
         var graph: HNSWGraph?
+        var graphOrigin: GraphOrigin?
         var scores: [Float] = []
     }
 
@@ -86,16 +117,33 @@ public final class VectorIndex: Sendable {
     ///   - graphThreads: threads that build the HNSW graph; one per core by default. With more than one, the graph's
     ///     random levels (and so the graph) differ from run to run; pass 1 for a reproducible graph.
     ///   - graphProgress: called while the HNSW graph is built, with the vectors added so far and their total.
+    ///   - hnswConnections: the graph's connections per node (hnswlib's M).
+    ///   - hnswConstructionCandidates: the candidate list while building the graph (hnswlib's efConstruction).
+    ///   - distanceKernel: the graph's dot-product loop (``DistanceKernel/automatic`` unless measuring).
+    ///   - keepsGraphFile: keep the HNSW graph in the index folder (`graph.hnsw`, with its stamp `graph.json`) once
+    ///     built, and load it instead of building when it was built over exactly the vectors held, with the same M
+    ///     and efConstruction; a graph file that does not match, or is damaged, is built again
+    ///     (``graphOrigin`` says why).
     /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)`` when the folder or its file cannot be created or read.
     public init(path: String, hnswThreshold: Int = VectorIndex.defaultHNSWThreshold, hnswCandidates: Int = 128,
                 exactScan: ExactScan = .compact, graphThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                graphProgress: (@Sendable (_ added: Int, _ total: Int) -> Void)? = nil) throws {
+                graphProgress: (@Sendable (_ added: Int, _ total: Int) -> Void)? = nil,
+                hnswConnections: Int = VectorIndex.defaultHNSWConnections,
+                hnswConstructionCandidates: Int = VectorIndex.defaultHNSWConstructionCandidates,
+                distanceKernel: DistanceKernel = .automatic, keepsGraphFile: Bool = false) throws {
         self.path = path
         self.hnswThreshold = hnswThreshold
         self.hnswCandidates = hnswCandidates
         self.exactScan = exactScan
         self.graphThreads = max(1, graphThreads)
         self.graphProgress = graphProgress
+        self.hnswConnections = max(2, hnswConnections)
+        self.hnswConstructionCandidates = max(1, hnswConstructionCandidates)
+        self.distanceKernel = distanceKernel
+        self.keepsGraphFile = keepsGraphFile
+        guard distanceKernel.isAvailable else {
+            throw EmbeddingError.computation("the \(distanceKernel.rawValue) distance kernel needs AVX2 and FMA, which this processor lacks: use .automatic")
+        }
         let file = URL(fileURLWithPath: path).appendingPathComponent("vectors.sqlite").path
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -498,10 +546,46 @@ public final class VectorIndex: Sendable {
         fresh.version = loaded.0
         fresh.matrix = loaded.1
         if let matrix = loaded.1, matrix.count >= hnswThreshold {
-            let graph = try HNSWGraph(dimensions: matrix.dimensions, capacity: matrix.count)
-            try graph.addAll(matrix.values, labels: matrix.labels, threads: graphThreads, progress: graphProgress)
-            fresh.graph = graph
+            let built = try graph(over: matrix)
+            fresh.graph = built.graph
+            fresh.graphOrigin = built.origin
         }
         memory = fresh
+    }
+
+    /// The graph over `matrix`: the kept one when it matches (``keepsGraphFile``), else built (and kept).
+    private func graph(over matrix: VectorMatrix) throws -> (graph: HNSWGraph, origin: GraphOrigin) {
+        var origin = GraphOrigin(loaded: false)
+        let file = HNSWGraphFile(folder: path)
+        if keepsGraphFile {
+            switch file.load(for: matrix, connections: hnswConnections, constructionCandidates: hnswConstructionCandidates,
+                             kernel: distanceKernel) {
+            case .loaded(let graph): return (graph, GraphOrigin(loaded: true))
+            case .unusable(let reason): origin.rebuildReason = reason
+            case .absent: break
+            }
+        }
+        let graph = try HNSWGraph(dimensions: matrix.dimensions, capacity: matrix.count, connections: hnswConnections,
+                                  constructionCandidates: hnswConstructionCandidates, kernel: distanceKernel)
+        try graph.addAll(matrix.values, labels: matrix.labels, threads: graphThreads, progress: graphProgress)
+        if keepsGraphFile {
+            do {
+                try file.save(graph, for: matrix)
+            } catch {
+                origin.saveProblem = "\(error)"
+            }
+        }
+        return (graph, origin)
+    }
+
+    /// Where the HNSW graph in memory came from: nil until a search above ``hnswThreshold`` vectors loaded one.
+    public var graphOrigin: GraphOrigin? { memory.withLock { $0.graphOrigin } }
+
+    /// Loads the vectors, and the HNSW graph above ``hnswThreshold`` vectors, when they are not in memory yet (a
+    /// search does it when needed): to time loading apart from searching.
+    ///
+    /// - Throws: ``EmbeddingError/vectorIndex(path:problem:)``.
+    public func load() throws {
+        try memory.withLock { memory in try wrap { try refresh(&memory) } }
     }
 }

@@ -14,7 +14,11 @@ struct EmbeddingsCommand: ParsableCommand {
         Embeds name + summary of every package of the Debian catalogue and the Cranfield abstracts with the model \
         (make deps installs it), then searches the catalogue's vectors exactly, with the compact scan and with the \
         Float32 scan it replaces, side by side. --hnsw-vectors N[,N…] adds an HNSW run over N synthetic 384-d vectors \
-        for each size, with its recall@10 against exact search and exact search's latency at the same size.
+        for each size, with its recall@10 against exact search and exact search's latency at the same size; \
+        --hnsw-cache DIR keeps those vectors and graphs, so a later run (on a quiet machine) loads them in a minute \
+        instead of building them again. --real-vectors FILE keeps the catalogue's vectors (written after embedding the \
+        whole catalogue, read when present): the synthetic vectors' spectrum is then computed from them, and \
+        --hnsw-calibrate compares HNSW's recall on them with the synthetic recipes' at the same size.
         """)
 
     @Option(help: "The model folder.")
@@ -35,14 +39,34 @@ struct EmbeddingsCommand: ParsableCommand {
     var queries = 1000
     @Option(help: "Vectors searched exactly: the catalogue's, completed with synthetic ones when fewer were embedded (the catalogue has 63,666 records).")
     var searchVectors = 63_666
-    @Option(help: "Clusters of the HNSW measurement's synthetic vectors (0: uniform random vectors, the worst case).")
+    @Option(help: "How the HNSW measurement's synthetic vectors are drawn: spectrum-mixture (clusters of --hnsw-cluster-size vectors, centres and spread following the catalogue vectors' covariance spectrum: what behaves like the real vectors, docs/embeddings.md), spectrum (one Gaussian with that spectrum), clusters (--hnsw-clusters isotropic Gaussian clusters) or uniform (the worst case).")
+    var hnswGenerator = "spectrum-mixture"
+    @Option(help: "Clusters of the clusters recipe.")
     var hnswClusters = 50
+    @Option(help: "The spectrum-mixture recipe's vectors per cluster.")
+    var hnswClusterSize = 20
+    @Option(help: "The spectrum-mixture recipe's share of the variance within clusters (0 to 1).")
+    var hnswWithin = 0.5
     @Option(help: "Synthetic vectors for the HNSW measurement, or several sizes comma-separated (0: skip).")
     var hnswVectors = "0"
     @Option(help: "Threads building the HNSW graph (default: one per core).")
     var graphThreads = ProcessInfo.processInfo.activeProcessorCount
     @Option(help: "HNSW candidate lists (ef) measured, comma-separated.")
     var hnswCandidates = "16,32,64,128,256"
+    @Option(name: .customLong("hnsw-m"), help: "The HNSW graph's connections per node (M).")
+    var hnswConnections = VectorIndex.defaultHNSWConnections
+    @Option(help: "The HNSW graph's candidate list while building (efConstruction).")
+    var hnswEfConstruction = VectorIndex.defaultHNSWConstructionCandidates
+    @Option(help: "Distance kernels measured side by side on the same graph, comma-separated: automatic, portable, avx2, hnswlib (hnswlib's own compile-time loop).")
+    var hnswKernels = "automatic"
+    @Option(help: "A folder keeping the HNSW measurement's vectors and graphs, one subfolder per recipe, size, M and efConstruction; reused when they match, rebuilt (saying why) when not.")
+    var hnswCache: String?
+    @Option(help: "A file of the catalogue's vectors (Float32, 384 a row): read when present; otherwise written after embedding the whole catalogue (no --limit).")
+    var realVectors: String?
+    @Option(help: "Compare HNSW's recall on the real vectors (--real-vectors, some held out as queries) with these synthetic recipes' at the same size, comma-separated (spectrum, spectrum-mixture, clusters, uniform).")
+    var hnswCalibrate: String?
+    @Option(help: "Write the real vectors' covariance spectrum as the Swift fixture the spectrum recipes use without --real-vectors.")
+    var spectrumOutput: String?
     @Option(help: "A Python with torch and sentence-transformers: embed the same texts with the same model folder (offline), the same threads and batch size, and print the ratio.")
     var torchPython: String?
 
@@ -81,6 +105,7 @@ struct EmbeddingsCommand: ParsableCommand {
                                  vector: Array(catalogueVectors[(row * dimensions)..<((row + 1) * dimensions)]))
         }
         var synthetic = SyntheticVectors(dimensions: dimensions, seed: 7)
+        let real = try realCatalogueVectors(embedded: catalogueVectors, texts: catalogue.count, dimensions: dimensions)
         while upserts.count < searchVectors {
             upserts.append(.init(record: RecordID(entity: "Synthetic", key: upserts.count.databaseValue), vector: synthetic.next()))
         }
@@ -99,14 +124,29 @@ struct EmbeddingsCommand: ParsableCommand {
                      Double(Self.peakResidentBytes()) / 1_048_576))
         try compareExactScans(compact: index, float32: float32, queries: (0..<queries).map { upserts[($0 * 7919) % upserts.count].vector },
                               count: upserts.count)
+        let spectrum = try catalogueSpectrum(real: real, dimensions: dimensions)
+        let measurement = try hnswMeasurement()
+        if let hnswCalibrate {
+            guard let real else { throw ValidationError("--hnsw-calibrate compares with the real vectors: give --real-vectors FILE") }
+            let set = HNSWVectorSet.real(real, dimensions: dimensions, queries: min(queries, 500), seed: 42)
+            print("Calibration: HNSW over the catalogue's \(set.count) real vectors (\(set.queries.count) more held out as queries), then over as many of each synthetic recipe")
+            _ = try measurement.run(set)
+            for name in hnswCalibrate.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+                let recipe = try generator(named: name, spectrum: spectrum, dimensions: dimensions, count: set.count)
+                _ = try measurement.run(.generated(by: recipe, count: set.count, queries: set.queries.count))
+            }
+        }
         let sizes = hnswVectors.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
-        var crossover: [(size: Int, exact: Double, graph: [(candidates: Int, p50: Double, recall: Double)])] = []
-        for size in sizes { crossover.append(try measureHNSW(count: size, dimensions: dimensions)) }
+        var crossover: [HNSWMeasurement.Result] = []
+        for size in sizes {
+            let recipe = try generator(named: hnswGenerator, spectrum: spectrum, dimensions: dimensions, count: size)
+            crossover.append(try measurement.run(.generated(by: recipe, count: size, queries: min(queries, 500))))
+        }
         if !crossover.isEmpty {
             print("Exact (compact scan) against HNSW, top 10, p50 (the threshold between them: VectorIndex.hnswThreshold, \(VectorIndex.defaultHNSWThreshold) by default):")
             for entry in crossover {
                 let good = entry.graph.filter { $0.recall >= 0.95 }.min { $0.p50 < $1.p50 }
-                print(String(format: "  %9d vectors: exact %.2f ms; HNSW %@", entry.size, entry.exact,
+                print(String(format: "  %9d vectors: exact %.2f ms; HNSW %@", entry.size, entry.exactP50,
                              good.map { String(format: "%.3f ms at ef %d (recall@10 %.3f)", $0.p50, $0.candidates, $0.recall) }
                                  ?? "no ef measured reaches recall@10 0.95"))
             }
@@ -241,63 +281,85 @@ struct EmbeddingsCommand: ParsableCommand {
         hnswCandidates.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
     }
 
-    private func measureHNSW(count: Int, dimensions: Int) throws
-        -> (size: Int, exact: Double, graph: [(candidates: Int, p50: Double, recall: Double)])
-    {
-        var synthetic = SyntheticVectors(dimensions: dimensions, seed: 42, clusters: hnswClusters)
-        func vector() -> [Float] { synthetic.next() }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spotlite-bench-hnsw-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let exact = try VectorIndex(path: folder, hnswThreshold: .max)
-        var written = 0
-        let writeStarted = Date()
-        while written < count {
-            let chunk = min(100_000, count - written)
-            try exact.commit(VectorChanges(upserts: (written..<(written + chunk)).map {
-                .init(record: RecordID(entity: "Synthetic", key: $0.databaseValue), vector: vector())
-            }), cursor: nil)
-            written += chunk
-        }
-        Progress.note(String(format: "HNSW over %d synthetic vectors: written in %.1f s; loading them and building the graph on %d threads",
-                             count, Date().timeIntervalSince(writeStarted), graphThreads))
-        let buildStarted = Date()
-        let graph = try VectorIndex(path: folder, hnswThreshold: 1, graphThreads: graphThreads) { added, total in
-            let seconds = Date().timeIntervalSince(buildStarted)
-            Progress.note(String(format: "HNSW graph: %d of %d vectors added (%.0f%%) in %.0f s%@", added, total,
-                                 Double(added) * 100 / Double(total), seconds,
-                                 added < total && added > 0 ? String(format: ", about %.0f s to go", seconds * Double(total - added) / Double(added)) : ""))
-        }
-        let started = Date()
-        _ = try graph.search(vector(), limit: 10)
-        let buildSeconds = Date().timeIntervalSince(started)
-        _ = try exact.search(vector(), limit: 10)
-        let queryVectors = (0..<min(queries, 500)).map { _ in vector() }
-        var exactSamples: [Double] = []
-        var truths: [Set<RecordID>] = []
-        for query in queryVectors {
-            let start = DispatchTime.now().uptimeNanoseconds
-            truths.append(Set(try exact.search(query, limit: 10).map(\.record)))
-            exactSamples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-        }
-        let exactLatency = LatencySummary(samples: exactSamples)
-        print(String(format: "HNSW over %d synthetic vectors in %d clusters (M 16, efConstruction 100): loaded and graph built in %.1f s on %d threads; exact top-10 over the same p50 %.2f ms, p99 %.2f ms",
-                     count, hnswClusters, buildSeconds, graphThreads, exactLatency.p50, exactLatency.p99))
-        var measured: [(candidates: Int, p50: Double, recall: Double)] = []
-        for candidates in hnswCandidateList {
-            var samples: [Double] = []
-            var agreeing = 0
-            for (query, truth) in zip(queryVectors, truths) {
-                let start = DispatchTime.now().uptimeNanoseconds
-                let found = try graph.search(query, limit: 10, candidates: candidates)
-                samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-                agreeing += found.filter { truth.contains($0.record) }.count
+    private func hnswMeasurement() throws -> HNSWMeasurement {
+        let kernels = try hnswKernels.split(separator: ",").map { name -> VectorIndex.DistanceKernel in
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            guard let kernel = VectorIndex.DistanceKernel(rawValue: trimmed) else {
+                throw ValidationError("--hnsw-kernels: no kernel \(trimmed); choose among \(VectorIndex.DistanceKernel.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            let latency = LatencySummary(samples: samples)
-            let recall = Double(agreeing) / Double(10 * queryVectors.count)
-            print(String(format: "  ef %4d: top-10 p50 %.3f ms, p99 %.3f ms; recall@10 %.3f", candidates, latency.p50, latency.p99, recall))
-            measured.append((candidates, latency.p50, recall))
+            guard kernel.isAvailable else { throw ValidationError("--hnsw-kernels: this processor cannot run the \(trimmed) kernel (no AVX2 and FMA)") }
+            return kernel
         }
-        return (count, exactLatency.p50, measured)
+        guard !kernels.isEmpty else { throw ValidationError("--hnsw-kernels: name at least one kernel") }
+        return HNSWMeasurement(connections: hnswConnections, constructionCandidates: hnswEfConstruction,
+                               candidates: hnswCandidateList, kernels: kernels, graphThreads: graphThreads, cache: hnswCache)
+    }
+
+    private func generator(named name: String, spectrum: CovarianceSpectrum, dimensions: Int, count: Int) throws -> VectorGenerator {
+        let kind: VectorGenerator.Kind
+        switch name {
+        case "spectrum": kind = .spectrum(spectrum)
+        case "spectrum-mixture":
+            guard (0...1).contains(hnswWithin), hnswClusterSize > 0 else {
+                throw ValidationError("--hnsw-within must be between 0 and 1 and --hnsw-cluster-size positive")
+            }
+            kind = .spectrumMixture(spectrum, clusterSize: hnswClusterSize, within: hnswWithin)
+        case "clusters": kind = hnswClusters > 0 ? .clusters(hnswClusters) : .uniform
+        case "uniform": kind = .uniform
+        default: throw ValidationError("no synthetic recipe \(name): choose spectrum, spectrum-mixture, clusters or uniform")
+        }
+        return VectorGenerator(kind: kind, dimensions: dimensions, seed: 42, count: count)
+    }
+
+    /// The catalogue's vectors from --real-vectors: read when the file is there, else written from those just
+    /// embedded (the whole catalogue only).
+    private func realCatalogueVectors(embedded: [Float], texts: Int, dimensions: Int) throws -> [Float]? {
+        guard let realVectors else { return nil }
+        if let data = FileManager.default.contents(atPath: realVectors) {
+            guard data.count > 0, data.count % (dimensions * 4) == 0 else {
+                throw ValidationError("\(realVectors) holds \(data.count) bytes, not rows of \(dimensions) Float32 values: delete it and run again without --limit to embed the catalogue again")
+            }
+            let vectors = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            print("Real vectors: \(vectors.count / dimensions) read from \(realVectors)")
+            return vectors
+        }
+        guard limit == nil, texts > 0 else {
+            throw ValidationError("\(realVectors) does not exist yet: run once without --limit, which embeds the whole catalogue and writes it")
+        }
+        try FileManager.default.createDirectory(at: URL(fileURLWithPath: realVectors).deletingLastPathComponent(),
+                                                withIntermediateDirectories: true)
+        try embedded.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: realVectors), options: .atomic)
+        print("Real vectors: the \(texts) just embedded written to \(realVectors)")
+        return embedded
+    }
+
+    /// The spectrum the synthetic recipes draw from: the committed fixture (so that the same recipe gives the same
+    /// vectors, and a kept cache stays valid, with or without the real vectors at hand). With the real vectors, their
+    /// spectrum is computed and compared with it (--spectrum-output writes it as the fixture).
+    private func catalogueSpectrum(real: [Float]?, dimensions: Int) throws -> CovarianceSpectrum {
+        let fixture = CovarianceSpectrum.catalogue
+        guard let real else {
+            if spectrumOutput != nil { throw ValidationError("--spectrum-output needs the real vectors: give --real-vectors FILE") }
+            guard fixture.dimensions == dimensions else {
+                throw ValidationError("the committed spectrum has \(fixture.dimensions) dimensions, the model \(dimensions): give --real-vectors FILE to compute it")
+            }
+            print("Synthetic spectrum: the committed fixture (the catalogue's vectors): \(fixture.summary)")
+            return fixture
+        }
+        let spectrum = try CovarianceSpectrum(of: real, dimensions: dimensions)
+        print("Spectrum of the \(real.count / dimensions) real vectors: \(spectrum.summary)")
+        if let spectrumOutput {
+            let origin = "From \(real.count / dimensions) vectors of \(URL(fileURLWithPath: realVectors ?? "?").lastPathComponent): \(spectrum.summary)."
+            try Data(spectrum.swiftSource(describing: origin).utf8).write(to: URL(fileURLWithPath: spectrumOutput), options: .atomic)
+            print("  written to \(spectrumOutput)")
+        }
+        guard fixture.dimensions == dimensions else {
+            print("  (no committed spectrum of \(dimensions) dimensions: the synthetic recipes draw from this one)")
+            return spectrum
+        }
+        print(String(format: "  the synthetic recipes draw from the committed fixture, which differs from it by at most %.2e (relative)",
+                     spectrum.difference(from: fixture)))
+        return fixture
     }
 
     private static func lines(_ path: String) throws -> [[String: Any]] {
@@ -331,42 +393,4 @@ struct EmbeddingsCommand: ParsableCommand {
 
     static func residentBytes() -> Int { status("VmRSS:") }
     static func peakResidentBytes() -> Int { status("VmHWM:") }
-}
-
-/// Normalised random vectors, the same for the same seed: uniform components, or (with `clusters`) Gaussian noise
-/// around that many Gaussian centres. Sentence vectors are clustered by topic; uniform random vectors in 384
-/// dimensions are all nearly equidistant, the worst case for a graph index (plain hnswlib finds 42% of the true
-/// top 10 among 20,000 of them, and 99.9% among clustered ones).
-struct SyntheticVectors {
-    let dimensions: Int
-    private var state: UInt64
-    private var centres: [[Float]] = []
-
-    init(dimensions: Int, seed: UInt64, clusters: Int = 0) {
-        self.dimensions = dimensions
-        state = seed
-        centres = (0..<clusters).map { _ in (0..<dimensions).map { _ in gaussian() } }
-    }
-
-    private mutating func uniform() -> Float {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
-        return Float(state >> 40) / Float(1 << 24)
-    }
-
-    private mutating func gaussian() -> Float {
-        let u = max(uniform(), 1e-7), v = uniform()
-        return (-2 * log(u)).squareRoot() * cos(2 * Float.pi * v)
-    }
-
-    mutating func next() -> [Float] {
-        var values = [Float](repeating: 0, count: dimensions)
-        if centres.isEmpty {
-            for index in 0..<dimensions { values[index] = uniform() * 2 - 1 }
-        } else {
-            let centre = centres[Int(uniform() * Float(centres.count)) % centres.count]
-            for index in 0..<dimensions { values[index] = centre[index] + 0.7 * gaussian() }
-        }
-        let norm = values.reduce(0) { $0 + $1 * $1 }.squareRoot()
-        return values.map { $0 / norm }
-    }
 }
