@@ -43,8 +43,8 @@ struct EmbeddingsCommand: ParsableCommand {
     var hnswGenerator = "spectrum-mixture"
     @Option(help: "Clusters of the clusters recipe.")
     var hnswClusters = 50
-    @Option(help: "The spectrum-mixture recipe's vectors per cluster.")
-    var hnswClusterSize = 20
+    @Option(help: "The spectrum-mixture recipe's vectors per cluster (default: 20 at the catalogue's 63,666 vectors, growing in proportion with the set, so that a larger set is denser as the real vectors' subsets are, docs/embeddings.md).")
+    var hnswClusterSize: Int?
     @Option(help: "The spectrum-mixture recipe's share of the variance within clusters (0 to 1).")
     var hnswWithin = 0.5
     @Option(help: "Synthetic vectors for the HNSW measurement, or several sizes comma-separated (0: skip).")
@@ -295,15 +295,25 @@ struct EmbeddingsCommand: ParsableCommand {
                                candidates: hnswCandidateList, kernels: kernels, graphThreads: graphThreads, cache: hnswCache)
     }
 
+    /// The mixture's cluster size for a set of `count` vectors: 20 at the catalogue's size, in proportion otherwise.
+    ///
+    /// Subsets of the catalogue's real vectors get denser as they grow (their nearest neighbour comes closer) and
+    /// keep their recall at a given ef; a mixture grown by adding clusters of 20 does neither, and one grown by
+    /// filling a fixed number of clusters does the first (docs/embeddings.md, "How recall changes with size").
+    static func mixtureClusterSize(forCount count: Int) -> Int {
+        max(1, Int((20 * Double(count) / 63_666).rounded()))
+    }
+
     private func generator(named name: String, spectrum: CovarianceSpectrum, dimensions: Int, count: Int) throws -> VectorGenerator {
         let kind: VectorGenerator.Kind
         switch name {
         case "spectrum": kind = .spectrum(spectrum)
         case "spectrum-mixture":
-            guard (0...1).contains(hnswWithin), hnswClusterSize > 0 else {
+            let clusterSize = hnswClusterSize ?? Self.mixtureClusterSize(forCount: count)
+            guard (0...1).contains(hnswWithin), clusterSize > 0 else {
                 throw ValidationError("--hnsw-within must be between 0 and 1 and --hnsw-cluster-size positive")
             }
-            kind = .spectrumMixture(spectrum, clusterSize: hnswClusterSize, within: hnswWithin)
+            kind = .spectrumMixture(spectrum, clusterSize: clusterSize, within: hnswWithin)
         case "clusters": kind = hnswClusters > 0 ? .clusters(hnswClusters) : .uniform
         case "uniform": kind = .uniform
         default: throw ValidationError("no synthetic recipe \(name): choose spectrum, spectrum-mixture, clusters or uniform")
