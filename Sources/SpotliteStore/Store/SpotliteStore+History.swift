@@ -69,7 +69,7 @@ extension SpotliteStore {
         if dryRun {
             return try databasePool.read { db in try HistoryPurger.delete(request, dryRun: true, in: db) }
         }
-        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "delete history") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: .deleteHistory) }
         return try databasePool.writeWithoutTransaction { db in
             var count = 0
             try db.inTransaction(.immediate) {
@@ -87,7 +87,7 @@ extension SpotliteStore {
     ///   `DatabaseError`).
     @discardableResult
     public func sealPendingChanges() throws -> HistoryToken? {
-        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "seal pending changes") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: .sealPendingChanges) }
         let token = try databasePool.writeWithoutTransaction { db in
             var token: HistoryToken?
             try db.inTransaction(.immediate) {
