@@ -24,7 +24,7 @@ extension SpotliteStore {
     ///   ``SpotliteStoreError/expiredDate(requested:purgedThrough:)`` when history the request starts from was
     ///   deleted, ``SpotliteStoreError/unknownToken(requested:current:)`` for a token this store never issued.
     public func fetchHistory(_ request: HistoryRequest) throws -> [HistoryTransaction] {
-        let query = try HistoryQuery(request)
+        let query = try HistoryQuery(request, rangesKnownKept: rangesKeptSinceOpen)
         try sealIfNeeded()
         return try databasePool.read(query.transactions)
     }
@@ -34,7 +34,7 @@ extension SpotliteStore {
     /// - Throws: ``SpotliteStoreError`` when the request starts from deleted history or from a token this store never
     ///   issued; SQLite's errors.
     public func fetchChanges(_ request: HistoryRequest) throws -> [HistoryChange] {
-        let query = try HistoryQuery(request)
+        let query = try HistoryQuery(request, rangesKnownKept: rangesKeptSinceOpen)
         try sealIfNeeded()
         return try databasePool.read(query.changes)
     }
@@ -44,7 +44,7 @@ extension SpotliteStore {
     /// - Throws: ``SpotliteStoreError`` when the request starts from deleted history or from a token this store never
     ///   issued; SQLite's errors.
     public func countHistory(_ request: HistoryRequest) throws -> Int {
-        let query = try HistoryQuery(request)
+        let query = try HistoryQuery(request, rangesKnownKept: rangesKeptSinceOpen)
         try sealIfNeeded()
         return try databasePool.read(query.transactionCount)
     }
@@ -54,7 +54,7 @@ extension SpotliteStore {
     /// - Throws: ``SpotliteStoreError`` when the request starts from deleted history or from a token this store never
     ///   issued; SQLite's errors.
     public func countChanges(_ request: HistoryRequest) throws -> Int {
-        let query = try HistoryQuery(request)
+        let query = try HistoryQuery(request, rangesKnownKept: rangesKeptSinceOpen)
         try sealIfNeeded()
         return try databasePool.read(query.changeCount)
     }
