@@ -27,10 +27,10 @@ public enum SearchError: Error, Sendable, Hashable, CustomStringConvertible, Loc
     /// An entity that the configuration does not describe.
     case unknownEntity(String, known: [String])
     /// A field that the entity does not index, or does not index in the way asked.
-    case unknownField(String, reason: String)
+    case unknownField(String, reason: FieldProblem)
     /// A keyword filter that is not `FIELD:VALUE` (``SearchFilter/init(parsing:)``): the text as given, and what
     /// part of it is missing.
-    case invalidFilter(String, reason: String)
+    case invalidFilter(String, reason: FilterProblem)
     /// The Xapian engine failed in a way no case above describes. Decide by the error's
     /// ``XapianError/code`` (or ``engineCode``: for example ``XapianError/Code/network`` for a remote shard);
     /// `outcome`, when given, says what the failure left behind (such as ``EngineFailureOutcome/rebuildDiscarded``:
@@ -40,9 +40,9 @@ public enum SearchError: Error, Sendable, Hashable, CustomStringConvertible, Loc
     /// `deleteIndex()` while live indexing runs.
     case indexingRunning
     /// A relevance query set (`key<TAB>query` lines) that cannot be read.
-    case invalidQuerySet(source: String, line: Int, reason: String)
+    case invalidQuerySet(source: String, line: Int, reason: QuerySetProblem)
     /// Ranking options (BM25 parameters, proximity, expansion) out of their range.
-    case invalidRanking(reason: String)
+    case invalidRanking(reason: RankingProblem)
     /// A shard at a configured location (`HOST:PORT` of a `xapian-tcpsrv`, or a path) cannot be reached or stopped
     /// answering within its timeout.
     case shardUnavailable(shard: String, reason: String)

@@ -23,14 +23,15 @@ struct RelevanceEvaluationTests {
     }
 
     @Test("malformed query sets are errors naming the line and the format",
-          arguments: [("vim\tok\nno tab here\n", 2, "no tab"), ("\tquery\n", 1, "key is empty"), ("vim\t   \n", 1, "query is empty")])
-    func malformedTSV(text: String, line: Int, problem: String) {
+          arguments: [("vim\tok\nno tab here\n", 2, QuerySetProblem.noTab), ("\tquery\n", 1, QuerySetProblem.emptyKey),
+                      ("vim\t   \n", 1, QuerySetProblem.emptyQuery)])
+    func malformedTSV(text: String, line: Int, problem: QuerySetProblem) {
         let error = #expect(throws: SearchError.self) { try RelevanceQuerySet(tsv: text, source: "queries.tsv") }
         guard case let .invalidQuerySet(source, errorLine, reason)? = error else {
             Issue.record("unexpected \(String(describing: error))")
             return
         }
-        #expect(source == "queries.tsv" && errorLine == line && reason.contains(problem))
+        #expect(source == "queries.tsv" && errorLine == line && reason == problem)
         #expect(error?.description.contains("each line is KEY<TAB>QUERY") == true)
     }
 

@@ -78,17 +78,22 @@ struct SearchRankingTests {
     @Test("ranking options out of range are refused with the reason")
     func invalidRanking() async throws {
         let fixture = try await SearchFixture()
-        #expect(throws: SearchError.self) {
+        #expect(throws: SearchError.invalidRanking(reason: .negativeOrNotFinite(.k1, value: -1))) {
             _ = try IndexSearcher(configuration: fixture.sandbox.configuration, ranking: RankingOptions(k1: -1, b: 0.5))
         }
         var proximity = RankingOptions.measured
         proximity.proximity = ProximityBoost(window: 1, weight: 0.2)
-        #expect(throws: SearchError.self) { _ = try IndexSearcher(configuration: fixture.sandbox.configuration, ranking: proximity) }
+        #expect(throws: SearchError.invalidRanking(reason: .proximityWindow(1))) {
+            _ = try IndexSearcher(configuration: fixture.sandbox.configuration, ranking: proximity)
+        }
         do {
             _ = try fixture.searcher.search(SearchRequest("editor", expansion: .on(QueryExpansion(documents: 0, terms: 5, weight: 1))))
             Issue.record("an expansion from no documents must be refused")
         } catch let error as SearchError {
-            guard case .invalidRanking = error else { Issue.record("unexpected \(error)"); return }
+            guard case .invalidRanking(.expansionCounts(documents: 0, terms: 5, minimumWords: _)) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(error.recovery == nil, "the reason names the range: \(error)")
         }
     }

@@ -79,7 +79,7 @@ struct DeleteHistoryTests {
     @Test func readOnlyStoreCannotDeleteButCanDryRun() throws {
         let (test, history) = try Self.makeScenario()
         let reader = try test.reopen(options: StoreOptions(readOnly: true))
-        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "delete history")) {
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: .deleteHistory)) {
             try reader.deleteHistory(.through(history[4].token))
         }
         #expect(try reader.deleteHistory(.through(history[4].token), dryRun: true) == 5)

@@ -72,11 +72,7 @@ struct DeprecatedNamesTests {
     @Test("the former error types' case patterns match what they matched; `is` widens, which their warning says")
     func theOldErrorTypesAreSpotliteStoreError() throws {
         let test = try TestStore()
-        try test.insertPackage("vim")
-        let first = try #require(try test.store.currentToken())
-        try test.insertPackage("gimp")
-        let newest = try #require(try test.store.currentToken())
-        try test.store.deleteHistory(.through(newest))
+        let (first, newest) = try test.expireHistory()
         do {
             _ = try test.store.fetchHistory(.after(first))
             Issue.record("history after a deleted token was fetched")
@@ -94,7 +90,7 @@ struct DeprecatedNamesTests {
             try readOnly.write(author: "app") { _ in }
             Issue.record("a read-only store wrote")
         } catch StoreError.readOnlyStore(let operation) {
-            #expect(operation == "write")
+            #expect(operation == .write)
         }
         let phase: MigrationError.Phase = .didMigrate
         #expect(phase == SpotliteStoreError.MigrationPhase.didMigrate)

@@ -183,6 +183,12 @@ struct HistorySchemaUpgradeTests {
         let tokens = try reader.fetchHistory(.allRetained).map(\.token.rawValue)
         #expect(tokens.count == 7 && tokens.prefix(5) == [2, 3, 4, 5, 6])
         #expect(try reader.fetchChanges(.after(HistoryToken(6))).map(\.key) == ["pending".databaseValue, 2.databaseValue, "new".databaseValue])
+        // Only the handle that opened the store before the upgrade reads the schema again on each request.
+        #expect(!reader.rangesKeptSinceOpen)
+        #expect(writer.rangesKeptSinceOpen)
+        let laterReader = try Self.readOnly(path)
+        #expect(laterReader.rangesKeptSinceOpen)
+        #expect(try laterReader.fetchHistory(.allRetained) == (try reader.fetchHistory(.allRetained)))
     }
 
     /// The upgrade is one SQLite transaction: when it fails, the store stays as schema 2 left it.

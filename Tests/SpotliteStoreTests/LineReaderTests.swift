@@ -50,8 +50,7 @@ struct LineReaderTests {
         let error = #expect(throws: SpotliteStoreError.self) {
             try importer.run(from: try #require(FileHandle(forReadingAtPath: path)))
         }
-        #expect(error?.description.contains("line 2") == true, "\(String(describing: error))")
-        #expect(error?.description.contains("64 MiB") == true)
+        #expect(error == .malformedLine(2, .tooLong(limitMiB: LineReader.defaultMaximumLineBytes >> 20)))
         #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM Package") } == 1)
     }
 }

@@ -306,7 +306,7 @@ struct MigrationStoreTests {
             try SpotliteStore(path: path, migrationManager: manager, options: StoreOptions(readOnly: true))
         }
         #expect(error?.description.contains("open it once without readOnly") == true)
-        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "migrate")) {
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: .migrate)) {
             try manager.migrateStore(atPath: path, options: StoreOptions(readOnly: true))
         }
         try manager.migrateStore(atPath: path)

@@ -66,10 +66,10 @@ struct PositionTests {
         try test.store.setPosition(token, for: "indexer")
         let reader = try test.reopen(options: StoreOptions(readOnly: true))
         #expect(try reader.position(of: "indexer")?.token == token)
-        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "save a position")) {
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: .savePosition)) {
             try reader.setPosition(token, for: "other")
         }
-        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "remove a position")) {
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: .removePosition)) {
             try reader.removePosition(for: "indexer")
         }
     }

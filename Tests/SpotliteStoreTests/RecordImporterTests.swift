@@ -12,6 +12,53 @@ struct RecordImporterTests {
         return try importer.run(from: try #require(FileHandle(forReadingAtPath: path)))
     }
 
+    /// The error a line (after a good one) gets from the importer, nothing of it imported.
+    private func refusal(_ line: [UInt8], entity: String = "Package") throws -> SpotliteStoreError? {
+        let directory = try TemporaryDirectory()
+        let store = try SpotliteStore(path: directory.path("store.sqlite"), model: Fixtures.model)
+        let path = directory.path("input.jsonl")
+        let good = entity == "Package" ? #"{"name": "good"}"# : #"{"id": 1}"#
+        try Data(Array(good.utf8) + [0x0A] + line).write(to: URL(fileURLWithPath: path))
+        let importer = try RecordImporter(store: store, entity: entity, batchSize: 10)
+        let error = #expect(throws: SpotliteStoreError.self) {
+            try importer.run(from: try #require(FileHandle(forReadingAtPath: path)))
+        }
+        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(entity)") } == 0)
+        return error
+    }
+
+    @Test("each kind of bad line is refused by its cause, with its line number")
+    func badLinesAreRefusedByCause() throws {
+        let causes: [(String, String, SpotliteStoreError.LineProblem)] = [
+            ("Package", "[1]", .notAnObject(found: .array)),
+            ("Package", #""vim""#, .notAnObject(found: .string)),
+            ("Package", "null", .notAnObject(found: .null)),
+            ("Package", "true", .notAnObject(found: .numberOrBoolean)),
+            ("Package", #"{"name": "a", "size": 9223372036854775808}"#, .integerOutOfRange(literal: "9223372036854775808")),
+            ("Package", #"{"name": "a", "_delete": 1}"#, .deleteFlagNotBoolean),
+            ("Package", #"{"summary": "no key"}"#, .missingKey("name")),
+            ("Package", #"{"name": null}"#, .missingKey("name")),
+            ("Package", #"{"name": ["a"]}"#, .keyOfWrongType("name", expected: .text, found: .array)),
+            ("Package", #"{"name": 5}"#, .keyOfWrongType("name", expected: .text, found: nil)),
+            ("Item", #"{"id": 1.5}"#, .keyOfWrongType("id", expected: .integer, found: nil)),
+            ("Package", #"{"name": "a", "summary": "x\u0000y"}"#, .nulCharacter(column: "summary")),
+        ]
+        for (entity, line, cause) in causes {
+            #expect(try refusal(Array(line.utf8), entity: entity) == .malformedLine(2, cause), "\(line)")
+        }
+        guard case .malformedLine(2, .unknownAttribute("colour", entity: "Package", known: let known))?
+            = try refusal(Array(#"{"name": "a", "colour": "red"}"#.utf8)) else {
+            Issue.record("an unknown attribute was not refused as one")
+            return
+        }
+        #expect(known.contains("summary") && known == known.sorted())
+        guard case .malformedLine(2, .notJSON)? = try refusal(Array("{not json".utf8)) else {
+            Issue.record("a line that is not JSON was not refused as such")
+            return
+        }
+        #expect(try refusal([0x7B, 0xFF, 0x7D]) == .malformedLine(2, .notUTF8))
+    }
+
     @Test("a batch that changes nothing records no history transaction and is not counted as one")
     func emptyBatchesAreNotTransactions() throws {
         let directory = try TemporaryDirectory()

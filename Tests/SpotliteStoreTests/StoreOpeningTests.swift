@@ -171,10 +171,10 @@ struct StoreOpeningTests {
         let test = try TestStore()
         try test.insertPackage("zsh")
         let reader = try test.reopen(options: StoreOptions(readOnly: true))
-        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "write")) {
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: .write)) {
             try reader.write(author: "app") { db in try db.execute(sql: "DELETE FROM Package") }
         }
-        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "seal pending changes")) { try reader.sealPendingChanges() }
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: .sealPendingChanges)) { try reader.sealPendingChanges() }
         #expect(try reader.fetchHistory(.after(nil)).count == 1)
         #expect(try reader.currentToken() == test.store.currentToken())
         #expect(try reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM Package") } == 1)
@@ -189,22 +189,22 @@ struct ModelValidationTests {
     }
 
     @Test func invalidIdentifiersAreRejected() throws {
-        #expect(throws: SpotliteStoreError.invalidIdentifier("1abc", role: "entity name")) {
+        #expect(throws: SpotliteStoreError.invalidIdentifier("1abc", role: .entityName)) {
             try open([EntityDescription(name: "1abc", key: "id")])
         }
-        #expect(throws: SpotliteStoreError.invalidIdentifier("bad-name", role: "attribute of entity Thing")) {
+        #expect(throws: SpotliteStoreError.invalidIdentifier("bad-name", role: .attribute(entity: "Thing"))) {
             try open([EntityDescription(name: "Thing", key: "id", attributes: [AttributeDescription(name: "bad-name")])])
         }
-        #expect(throws: SpotliteStoreError.invalidIdentifier("", role: "key of entity Thing")) {
+        #expect(throws: SpotliteStoreError.invalidIdentifier("", role: .key(entity: "Thing"))) {
             try open([EntityDescription(name: "Thing", key: "")])
         }
-        #expect(throws: SpotliteStoreError.invalidIdentifier("Thing\"; DROP TABLE x; --", role: "entity name")) {
+        #expect(throws: SpotliteStoreError.invalidIdentifier("Thing\"; DROP TABLE x; --", role: .entityName)) {
             try open([EntityDescription(name: "Thing\"; DROP TABLE x; --", key: "id")])
         }
     }
 
     @Test func reservedPrefixIsRejectedForTables() throws {
-        let error = #expect(throws: SpotliteStoreError.reservedIdentifier("Spotlite_change", role: "entity name")) {
+        let error = #expect(throws: SpotliteStoreError.reservedIdentifier("Spotlite_change", role: .entityName)) {
             try open([EntityDescription(name: "Spotlite_change", key: "id")])
         }
         #expect(error?.description.contains("reserved") == true)
@@ -213,16 +213,16 @@ struct ModelValidationTests {
     @Test("columns follow the same rules as the configuration: no reserved prefix, no SQLite or importer name, 64 at most")
     func reservedColumnsAndLongNamesAreRejected() throws {
         for name in ["spotlite_rev", "SQLITE_x", "rowid", "OID", "_rowid_", "_delete"] {
-            let error = #expect(throws: SpotliteStoreError.reservedIdentifier(name, role: "attribute of entity Thing")) {
+            let error = #expect(throws: SpotliteStoreError.reservedIdentifier(name, role: .attribute(entity: "Thing"))) {
                 try open([EntityDescription(name: "Thing", key: "id", attributes: [AttributeDescription(name: name)])])
             }
             #expect(error?.description.contains("reserved") == true, "\(name)")
         }
-        #expect(throws: SpotliteStoreError.reservedIdentifier("sqlite_notes", role: "entity name")) {
+        #expect(throws: SpotliteStoreError.reservedIdentifier("sqlite_notes", role: .entityName)) {
             try open([EntityDescription(name: "sqlite_notes", key: "id")])
         }
         let long = String(repeating: "n", count: 65)
-        let error = #expect(throws: SpotliteStoreError.invalidIdentifier(long, role: "entity name")) {
+        let error = #expect(throws: SpotliteStoreError.invalidIdentifier(long, role: .entityName)) {
             try open([EntityDescription(name: long, key: "id")])
         }
         #expect(error?.description.contains("at most 64") == true)
@@ -231,17 +231,17 @@ struct ModelValidationTests {
     }
 
     @Test func duplicateNamesDifferingOnlyByCaseAreRejected() throws {
-        #expect(throws: SpotliteStoreError.duplicateName("package", scope: "the model's entities")) {
+        #expect(throws: SpotliteStoreError.duplicateName("package", scope: .entities)) {
             try open([EntityDescription(name: "Package", key: "id"), EntityDescription(name: "package", key: "id")])
         }
-        #expect(throws: SpotliteStoreError.duplicateName("Label", scope: "the attributes of entity Thing")) {
+        #expect(throws: SpotliteStoreError.duplicateName("Label", scope: .attributes(entity: "Thing"))) {
             try open([EntityDescription(
                 name: "Thing", key: "id", attributes: [AttributeDescription(name: "label"), AttributeDescription(name: "Label")])])
         }
     }
 
     @Test func tombstoneColumnsMustExistAndNotBeBlobs() throws {
-        #expect(throws: SpotliteStoreError.unknownColumn("missing", entity: "Thing", role: "preserve_on_delete")) {
+        #expect(throws: SpotliteStoreError.unknownColumn("missing", entity: "Thing", role: .preserveOnDelete)) {
             try open([EntityDescription(name: "Thing", key: "id", preserveOnDelete: ["missing"])])
         }
         #expect(throws: SpotliteStoreError.blobInTombstone(entity: "Thing", column: "data")) {

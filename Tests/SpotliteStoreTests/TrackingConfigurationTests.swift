@@ -39,15 +39,15 @@ struct TrackingConfigurationTests {
 
         let cases: [(SpotliteStoreError?, SpotliteStoreError, String)] = [
             (rejection { $0.currentAuthor = "other" }, .currentAuthorNotListed("other"), "add it there"),
-            (rejection { $0.currentAuthor = " app" }, .invalidAuthorName(" app", role: "the current author"), "without leading"),
-            (rejection { $0.allAuthors.append("") }, .invalidAuthorName("", role: "the listed author"), "non-empty"),
+            (rejection { $0.currentAuthor = " app" }, .invalidAuthorName(" app", role: .currentAuthor), "without leading"),
+            (rejection { $0.allAuthors.append("") }, .invalidAuthorName("", role: .listedAuthor), "non-empty"),
             (rejection { $0.batchAuthors = ["stranger"] }, .batchAuthorNotListed("stranger"), "add it there or remove it"),
             (rejection { $0.batchAuthors = ["app"] }, .currentAuthorIsBatchAuthor("app"), "batchContextNames"),
             (rejection { $0.deletionSchedule = .notifications(0) }, .invalidNotificationCount(0), "at least 1"),
-            (rejection { $0.deletionSchedule = .every(.zero) }, .invalidDuration(.zero, role: "deletion interval"), "positive"),
-            (rejection { $0.maximumDuration = .seconds(-1) }, .invalidDuration(.seconds(-1), role: "maximum duration"), "nil"),
+            (rejection { $0.deletionSchedule = .every(.zero) }, .invalidDuration(.zero, role: .deletionInterval), "positive"),
+            (rejection { $0.maximumDuration = .seconds(-1) }, .invalidDuration(.seconds(-1), role: .maximumDuration), "nil"),
             (rejection { $0.fetchBatchSize = 0 }, .invalidBatchSize(0, of: .trackerFetch), "at least 1"),
-            (rejection { $0.consumers = ["indexer "] }, .invalidAuthorName("indexer ", role: "the consumer"), "trailing"),
+            (rejection { $0.consumers = ["indexer "] }, .invalidAuthorName("indexer ", role: .consumer), "trailing"),
         ]
         for (thrown, expected, hint) in cases {
             #expect(thrown == expected)
@@ -61,7 +61,7 @@ struct TrackingConfigurationTests {
         let test = try TestStore()
         let readOnly = try test.reopen(options: StoreOptions(readOnly: true))
         let configuration = HistoryTrackerConfiguration(currentAuthor: "app", allAuthors: ["app"], autoStart: false)
-        #expect(throws: SpotliteStoreError.readOnlyStore(operation: "track history (the tracker saves its position in the store)")) {
+        #expect(throws: SpotliteStoreError.readOnlyStore(operation: .trackHistory)) {
             _ = try HistoryTracker(store: readOnly, configuration: configuration)
         }
     }

@@ -140,8 +140,8 @@ final class RecorderChanges: Sendable {
             defer { state.nextID += 1 }
             return state.nextID
         }
-        let expiry = Task {
-            guard (try? await Task.sleep(until: deadline)) != nil else { return }
+        // On a thread of its own: a sleep on the cooperative pool wakes late while tests block the pool's threads.
+        let expiry = Deadline(after: ContinuousClock.now.duration(to: deadline), name: "spotlite.tests.waitUntil") {
             self.resume(id, with: false)
         }
         defer { expiry.cancel() }

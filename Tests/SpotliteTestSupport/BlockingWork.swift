@@ -95,12 +95,12 @@ final class QueueTaskExecutor: TaskExecutor, @unchecked Sendable {
 /// Ends the process, naming the test, when a test runs past ``Liveness/testLimit``. Each wait in a test has a bound
 /// of its own (``within(_:limit:_:)``) that fails just that test; this catches a wait that was missed. The test's
 /// closure cannot outlive its scope, so a stuck test cannot be abandoned: ending the run is the only way not to hang.
+/// It waits on a thread of its own (``Deadline``), which blocked pool threads cannot hold back.
 private struct StuckTestWatchdog {
-    private let task: Task<Void, Never>
+    private let deadline: Deadline
 
     init(test: String) {
-        task = Task {
-            guard (try? await Task.sleep(for: Liveness.testLimit)) != nil else { return }
+        deadline = Deadline(after: Liveness.testLimit, name: "spotlite.tests.watchdog") {
             FileHandle.standardError.write(Data(
                 "error: \(test) still runs after \(Liveness.testLimit): a wait that never ends; ending the run\n".utf8))
             exit(1)
@@ -108,6 +108,6 @@ private struct StuckTestWatchdog {
     }
 
     func cancel() {
-        task.cancel()
+        deadline.cancel()
     }
 }

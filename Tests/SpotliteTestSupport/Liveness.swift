@@ -31,7 +31,8 @@ public struct LivenessTimeout: Error, CustomStringConvertible {
 /// ``LivenessTimeout`` naming `what` once `limit` has passed without an outcome; `body`'s task is then cancelled
 /// and left behind, so a wait that ignores cancellation cannot hang the test either.
 ///
-/// `body` runs on a thread of its own (as tests with ``BlockingWork`` do): it may block.
+/// `body` runs on a thread of its own (as tests with ``BlockingWork`` do): it may block. The deadline waits on a
+/// thread of its own too (``Deadline``), so work blocking Swift's cooperative pool cannot hold it back.
 public func within<T: Sendable>(
     _ what: @autoclosure () -> String, limit: Duration = Liveness.limit,
     _ body: @escaping @Sendable () async throws -> T
@@ -49,9 +50,8 @@ public func within<T: Sendable>(
                     outcome.finish(.failure(error))
                 }
             }
-            let deadline = Task {
-                // Cancelled when `body` finished first: then this task only ends.
-                guard (try? await Task.sleep(for: limit)) != nil else { return }
+            // Cancelled when `body` finished first: then its thread only ends.
+            let deadline = Deadline(after: limit, name: "spotlite.tests.within") {
                 outcome.finish(.failure(LivenessTimeout(what: description, limit: limit)))
                 work.cancel()
             }

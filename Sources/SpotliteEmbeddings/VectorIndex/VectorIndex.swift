@@ -198,13 +198,10 @@ public final class VectorIndex: Sendable {
                 // Both counts read an index (the key's, and the partial one of cut records), not the vectors.
                 let vectors = try Int.fetchOne(db, sql: "SELECT count(*) FROM vector") ?? 0
                 let truncated = try Int.fetchOne(db, sql: "SELECT count(*) FROM vector WHERE truncated") ?? 0
-                let cursor = Self.cursor(meta)
-                let dimensions = Int.fromDatabaseValue(meta["dimensions"] ?? .null)
-                let fingerprint = String.fromDatabaseValue(meta["model_fingerprint"] ?? .null)
-                let name = String.fromDatabaseValue(meta["model_name"] ?? .null)
-                return VectorIndexState(vectors: vectors, truncated: truncated, dimensions: dimensions,
-                                        modelFingerprint: fingerprint, modelName: name,
-                                        fields: String.fromDatabaseValue(meta["fields"] ?? .null), cursor: cursor)
+                let maker = Self.maker(meta)
+                return VectorIndexState(vectors: vectors, truncated: truncated, dimensions: maker.dimensions,
+                                        modelFingerprint: maker.modelFingerprint, modelName: maker.modelName,
+                                        fields: maker.fields, cursor: Self.cursor(meta))
             }
         }
     }
@@ -222,14 +219,19 @@ public final class VectorIndex: Sendable {
     func madeBy() throws -> (held: Bool, dimensions: Int?, modelFingerprint: String?, modelName: String?, fields: String?) {
         try wrap {
             try database.read { db in
-                let meta = try Self.meta(db)
+                let maker = Self.maker(try Self.meta(db))
                 let held = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM vector)") ?? false
-                return (held, Int.fromDatabaseValue(meta["dimensions"] ?? .null),
-                        String.fromDatabaseValue(meta["model_fingerprint"] ?? .null),
-                        String.fromDatabaseValue(meta["model_name"] ?? .null),
-                        String.fromDatabaseValue(meta["fields"] ?? .null))
+                return (held, maker.dimensions, maker.modelFingerprint, maker.modelName, maker.fields)
             }
         }
+    }
+
+    /// The model, dimensions and fields the vectors were made with, as the meta table records them.
+    private static func maker(_ meta: [String: DatabaseValue])
+        -> (dimensions: Int?, modelFingerprint: String?, modelName: String?, fields: String?)
+    {
+        (Int.fromDatabaseValue(meta["dimensions"] ?? .null), String.fromDatabaseValue(meta["model_fingerprint"] ?? .null),
+         String.fromDatabaseValue(meta["model_name"] ?? .null), String.fromDatabaseValue(meta["fields"] ?? .null))
     }
 
     private static func cursor(_ meta: [String: DatabaseValue]) -> HistoryCursor? {

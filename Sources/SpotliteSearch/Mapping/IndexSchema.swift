@@ -147,10 +147,10 @@ struct IndexSchema: Sendable {
                          isFacet: false, isSortable: false)
         }
         guard let field = fieldsByName[name] else {
-            throw SearchError.unknownField(name, reason: "no entity has a field of that name; filters take keyword fields: \(keywordFieldNames)")
+            throw SearchError.unknownField(name, reason: .noSuchFilterField(keywordFields: keywordFieldNames))
         }
         guard field.type == .keyword else {
-            throw SearchError.unknownField(name, reason: "it is a \(field.type) field; filters take keyword fields: \(keywordFieldNames)")
+            throw SearchError.unknownField(name, reason: .notAKeywordField(field.type, keywordFields: keywordFieldNames))
         }
         return field
     }
@@ -158,10 +158,10 @@ struct IndexSchema: Sendable {
     /// The field a `--sort FIELD` names: a sortable number or date field.
     func sortField(named name: String) throws -> Field {
         guard let field = fieldsByName[name] else {
-            throw SearchError.unknownField(name, reason: "no entity has a field of that name; sort by relevance or by a sortable number or date field")
+            throw SearchError.unknownField(name, reason: .noSuchSortField)
         }
         guard let _ = field.slot, field.type == .number || field.type == .date, field.isSortable else {
-            throw SearchError.unknownField(name, reason: "it is not a sortable number or date field; add `sortable = true` to a number or date field to sort by it")
+            throw SearchError.unknownField(name, reason: .notSortable)
         }
         return field
     }
@@ -169,17 +169,16 @@ struct IndexSchema: Sendable {
     /// The field a `--facet FIELD` names: a keyword field with `facet = true`.
     func facetField(named name: String) throws -> Field {
         guard let field = fieldsByName[name] else {
-            throw SearchError.unknownField(name, reason: "no entity has a field of that name; facets take keyword fields with `facet = true`")
+            throw SearchError.unknownField(name, reason: .noSuchFacetField)
         }
         guard field.type == .keyword, field.isFacet, field.slot != nil else {
-            throw SearchError.unknownField(name, reason: "it is not a facet; add `facet = true` to a keyword field to count its values")
+            throw SearchError.unknownField(name, reason: .notAFacet)
         }
         return field
     }
 
-    private var keywordFieldNames: String {
-        let names = fieldsByName.values.filter { $0.type == .keyword }.map(\.name).sorted()
-        return names.isEmpty ? "(none configured)" : names.joined(separator: ", ")
+    private var keywordFieldNames: [String] {
+        fieldsByName.values.filter { $0.type == .keyword }.map(\.name).sorted()
     }
 }
 

@@ -429,20 +429,21 @@ public final class IndexSearcher: Sendable {
 
     /// Checks ranking options given in Swift (the configuration's are checked when it is loaded).
     static func validate(_ ranking: RankingOptions) throws {
-        for (name, value) in [("k1", ranking.k1), ("b", ranking.b), ("minimumNormalisedLength", ranking.minimumNormalisedLength)]
+        for (parameter, value) in [(RankingOptions.Parameter.k1, ranking.k1), (.b, ranking.b),
+                                   (.minimumNormalisedLength, ranking.minimumNormalisedLength)]
         where !value.isFinite || value < 0 {
-            throw SearchError.invalidRanking(reason: "\(name) is \(value); it must be a finite number ≥ 0")
+            throw SearchError.invalidRanking(reason: .negativeOrNotFinite(parameter, value: value))
         }
-        if ranking.b > 1 { throw SearchError.invalidRanking(reason: "b is \(ranking.b); it must be between 0 and 1") }
+        if ranking.b > 1 { throw SearchError.invalidRanking(reason: .bOverOne(ranking.b)) }
         if let proximity = ranking.proximity {
             if proximity.window < 2 {
-                throw SearchError.invalidRanking(reason: "the proximity window is \(proximity.window); it must be at least 2 positions")
+                throw SearchError.invalidRanking(reason: .proximityWindow(proximity.window))
             }
             if !proximity.weight.isFinite || proximity.weight <= 0 {
-                throw SearchError.invalidRanking(reason: "the proximity weight is \(proximity.weight); it must be a finite number > 0")
+                throw SearchError.invalidRanking(reason: .proximityWeight(proximity.weight))
             }
             if proximity.depth < 1 {
-                throw SearchError.invalidRanking(reason: "the proximity depth is \(proximity.depth); it must re-rank at least 1 match")
+                throw SearchError.invalidRanking(reason: .proximityDepth(proximity.depth))
             }
         }
         if let expansion = ranking.expansion { try validate(expansion) }
@@ -450,10 +451,10 @@ public final class IndexSearcher: Sendable {
 
     static func validate(_ expansion: QueryExpansion) throws {
         if expansion.documents < 1 || expansion.terms < 1 || expansion.minimumWords < 1 {
-            throw SearchError.invalidRanking(reason: "expansion needs documents, terms and minimum words of at least 1 (got \(expansion.documents), \(expansion.terms), \(expansion.minimumWords))")
+            throw SearchError.invalidRanking(reason: .expansionCounts(documents: expansion.documents, terms: expansion.terms, minimumWords: expansion.minimumWords))
         }
         if !expansion.weight.isFinite || expansion.weight <= 0 {
-            throw SearchError.invalidRanking(reason: "the expansion weight is \(expansion.weight); it must be a finite number > 0")
+            throw SearchError.invalidRanking(reason: .expansionWeight(expansion.weight))
         }
     }
 

@@ -116,14 +116,14 @@ public struct SearchFilter: Sendable, Hashable, CustomStringConvertible {
     ///   after it (or no colon at all).
     public init(parsing text: String) throws {
         guard let colon = text.firstIndex(of: ":") else {
-            throw SearchError.invalidFilter(text, reason: "has no value")
+            throw SearchError.invalidFilter(text, reason: .noColon)
         }
         guard colon != text.startIndex else {
-            throw SearchError.invalidFilter(text, reason: "has no field before the colon")
+            throw SearchError.invalidFilter(text, reason: .noField)
         }
         // An empty value matches nothing: most likely the value was lost (an unset shell variable).
         guard text.index(after: colon) != text.endIndex else {
-            throw SearchError.invalidFilter(text, reason: "has no value after the colon")
+            throw SearchError.invalidFilter(text, reason: .noValue)
         }
         field = String(text[..<colon])
         value = String(text[text.index(after: colon)...])

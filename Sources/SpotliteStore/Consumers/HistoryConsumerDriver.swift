@@ -73,7 +73,7 @@ public actor HistoryConsumerDriver<Consumer: HistoryConsumer> {
                 coalescingDelay: Duration = .zero, logger: Logger? = nil,
                 clock: any Clock<Duration> = ContinuousClock()) throws {
         guard !store.options.readOnly else {
-            throw SpotliteStoreError.readOnlyStore(operation: "consume history (the consumer's position is saved in the store)")
+            throw SpotliteStoreError.readOnlyStore(operation: .consumeHistory)
         }
         self.store = store
         self.consumer = consumer

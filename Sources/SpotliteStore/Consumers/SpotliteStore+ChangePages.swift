@@ -19,7 +19,7 @@ extension SpotliteStore {
         var request = filter
         request.start = cursor.token.map { .afterToken($0) } ?? .beginning
         request.limit = nil
-        let query = try HistoryQuery(request)
+        let query = try HistoryQuery(request, rangesKnownKept: rangesKeptSinceOpen)
         try sealIfNeeded()
         return try databasePool.read { db in
             try query.changePage(after: cursor, maximumChanges: maximumChanges, in: db)

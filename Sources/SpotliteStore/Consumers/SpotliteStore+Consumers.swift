@@ -13,7 +13,7 @@ extension SpotliteStore {
     /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
     ///   `DatabaseError`).
     public func registerConsumer(_ name: String, position: HistoryToken? = nil) throws {
-        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "register a history consumer") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: .registerConsumer) }
         try databasePool.write { db in
             try ConsumerRegistry.register(name, now: Date(), in: db)
             if let position, try PositionTable.position(of: name, in: db) == nil {
@@ -27,7 +27,7 @@ extension SpotliteStore {
     ///
     /// - Throws: ``SpotliteStoreError/unknownToken(requested:current:)`` when the store never issued `token`.
     public func saveConsumerPosition(_ token: HistoryToken, for name: String, timestamp: Date = Date()) throws {
-        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "save a position") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: .savePosition) }
         try databasePool.write { db in
             try Self.checkIssued(token, in: db)
             try ConsumerRegistry.register(name, now: timestamp, in: db)
@@ -40,7 +40,7 @@ extension SpotliteStore {
     /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
     ///   `DatabaseError`).
     public func unregisterConsumer(_ name: String) throws {
-        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "unregister a history consumer") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: .unregisterConsumer) }
         try databasePool.write { db in try ConsumerRegistry.unregister(name, in: db) }
     }
 

@@ -28,7 +28,7 @@ public struct HistoryDeleter: Sendable {
     /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` on a read-only store (unless `dryRun`); SQLite's errors.
     @discardableResult
     public func deleteConsumedHistory(dryRun: Bool = false, now: Date = Date()) throws -> HistoryDeletionResult {
-        guard dryRun || !store.options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "clean history") }
+        guard dryRun || !store.options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: .cleanHistory) }
         let policy = self.policy
         let work = { (db: Database) throws -> HistoryDeletionResult in
             try Self.deleteConsumedHistory(policy: policy, dryRun: dryRun, now: now, in: db)

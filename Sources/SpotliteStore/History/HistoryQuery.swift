@@ -5,19 +5,29 @@ import GRDB
 /// come from the same snapshot.
 struct HistoryQuery: Sendable {
     let request: HistoryRequest
+    /// The store's transactions were known to keep their change ranges when its handle was opened
+    /// (``SpotliteStore/rangesKeptSinceOpen``): the schema is not read again for each request.
+    let rangesKnownKept: Bool
 
-    init(_ request: HistoryRequest) throws(SpotliteStoreError) {
+    init(_ request: HistoryRequest, rangesKnownKept: Bool = false) throws(SpotliteStoreError) {
         if let limit = request.limit, limit < 1 { throw .invalidLimit(limit) }
         self.request = request
+        self.rangesKnownKept = rangesKnownKept
+    }
+
+    /// Whether the transactions keep their ranges, in `db`'s snapshot: read from the schema only when the handle
+    /// did not know it at opening (a read-only handle on an older store, which a writer may upgrade meanwhile).
+    func rangesKept(_ db: Database) throws -> Bool {
+        try rangesKnownKept || ChangeRanges.areKept(db)
     }
 
     func transactions(_ db: Database) throws -> [HistoryTransaction] {
         try checkNotExpired(db)
-        let rangesKept = try ChangeRanges.areKept(db)
+        let kept = try rangesKept(db)
         var (conditions, arguments) = transactionConditions()
         if request.hasChangeFilters {
             let (changeSQL, changeArguments) = changeConditions()
-            conditions.append(Self.anyChange(matching: changeSQL, rangesKept: rangesKept))
+            conditions.append(Self.anyChange(matching: changeSQL, rangesKept: kept))
             arguments += changeArguments
         }
         var sql = "SELECT t.token, t.timestamp, t.author, t.context, t.pid FROM spotlite_transaction t"
@@ -33,7 +43,7 @@ struct HistoryQuery: Sendable {
 
         let (changeSQL, changeArguments) = changeConditions()
         var changesByToken: [HistoryToken: [HistoryChange]] = [:]
-        let select = "SELECT \(Self.changeColumns) FROM \(ChangeRanges.join(rangesKept: rangesKept))"
+        let select = "SELECT \(Self.changeColumns) FROM \(ChangeRanges.join(rangesKept: kept))"
         let order = " ORDER BY \(Self.changeOrder)"
         if request.authors == .all && request.contextNames == nil {
             // Every transaction in the range was selected: one range scan is cheaper than lists of tokens.
@@ -82,7 +92,7 @@ struct HistoryQuery: Sendable {
         var (conditions, arguments) = transactionConditions()
         if request.hasChangeFilters {
             let (changeSQL, changeArguments) = changeConditions()
-            conditions.append(Self.anyChange(matching: changeSQL, rangesKept: try ChangeRanges.areKept(db)))
+            conditions.append(Self.anyChange(matching: changeSQL, rangesKept: try rangesKept(db)))
             arguments += changeArguments
         }
         let count = try Int.fetchOne(
@@ -178,7 +188,7 @@ struct HistoryQuery: Sendable {
         let (changeSQL, changeArguments) = changeConditions()
         conditions.append(changeSQL)
         arguments += changeArguments
-        let sql = "SELECT \(select) FROM \(ChangeRanges.join(rangesKept: try ChangeRanges.areKept(db)))"
+        let sql = "SELECT \(select) FROM \(ChangeRanges.join(rangesKept: try rangesKept(db)))"
             + Self.whereClause(conditions)
         return (sql, StatementArguments(arguments))
     }

@@ -109,7 +109,7 @@ public struct RecordImporter: Sendable {
         do {
             return try reader.next()
         } catch let error as LineReader.LineTooLong {
-            throw SpotliteStoreError.malformedLine(lineNumber, "the line is longer than \(error.limit >> 20) MiB without a newline, more than any record should be; check that the file is JSON Lines (one object per line)")
+            throw SpotliteStoreError.malformedLine(lineNumber, .tooLong(limitMiB: error.limit >> 20))
         }
     }
 
@@ -123,46 +123,46 @@ public struct RecordImporter: Sendable {
 
     private func parse(_ line: [UInt8], lineNumber: Int, known: Set<String>) throws -> PendingRecord {
         guard String(validating: line, as: UTF8.self) != nil else {
-            throw SpotliteStoreError.malformedLine(lineNumber, "not valid UTF-8 text; convert the file to UTF-8 (e.g. with iconv)")
+            throw SpotliteStoreError.malformedLine(lineNumber, .notUTF8)
         }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(line), options: [.fragmentsAllowed])
         } catch {
-            throw SpotliteStoreError.malformedLine(lineNumber, "not valid JSON (\(Self.reason(of: error)))")
+            throw SpotliteStoreError.malformedLine(lineNumber, .notJSON(parserMessage: Self.reason(of: error)))
         }
         guard let record = object as? [String: Any] else {
-            throw SpotliteStoreError.malformedLine(lineNumber, "expected a JSON object, found \(Self.kind(of: object))")
+            throw SpotliteStoreError.malformedLine(lineNumber, .notAnObject(found: Self.kind(of: object)))
         }
         if let literal = JSONIntegerRange.firstOutOfRange(in: line) {
-            throw SpotliteStoreError.malformedLine(lineNumber, "the integer \(literal) is outside the 64-bit range SQLite stores exactly (\(Int64.min) to \(Int64.max)); write it as a string (\"\(literal)\") to keep every digit")
+            throw SpotliteStoreError.malformedLine(lineNumber, .integerOutOfRange(literal: literal))
         }
         var delete = false
         if let flag = record["_delete"] {
             guard let number = flag as? NSNumber, JSONNumberKind(number) == .boolean else {
-                throw SpotliteStoreError.malformedLine(lineNumber, "\"_delete\" must be true or false")
+                throw SpotliteStoreError.malformedLine(lineNumber, .deleteFlagNotBoolean)
             }
             delete = number.boolValue
         }
         guard let rawKey = record[entity.key], !(rawKey is NSNull) else {
-            throw SpotliteStoreError.malformedLine(lineNumber, "the key \"\(entity.key)\" is missing")
+            throw SpotliteStoreError.malformedLine(lineNumber, .missingKey(entity.key))
         }
         // value(of:) turns arrays and objects into JSON text, which is right for attributes, never for a key.
         guard rawKey is String || rawKey is NSNumber else {
-            throw SpotliteStoreError.malformedLine(lineNumber, "the key \"\(entity.key)\" must be \(entity.keyType == .text ? "a string" : "an integer"), found \(Self.kind(of: rawKey))")
+            throw SpotliteStoreError.malformedLine(lineNumber, .keyOfWrongType(entity.key, expected: entity.keyType, found: Self.kind(of: rawKey)))
         }
         let key = try value(of: rawKey, column: entity.key, line: lineNumber)
         switch (entity.keyType, key.storage) {
         case (.text, .string), (.integer, .int64): break
         default:
-            throw SpotliteStoreError.malformedLine(lineNumber, "the key \"\(entity.key)\" must be \(entity.keyType == .text ? "a string" : "an integer")")
+            throw SpotliteStoreError.malformedLine(lineNumber, .keyOfWrongType(entity.key, expected: entity.keyType, found: nil))
         }
         var columns: [String] = []
         var values: [DatabaseValue] = []
         if !delete {
             for name in record.keys.sorted() where name != "_delete" {
                 guard known.contains(name) else {
-                    throw SpotliteStoreError.malformedLine(lineNumber, "unknown attribute \"\(name)\" for entity \(entity.name); known attributes: \(known.sorted().joined(separator: ", "))")
+                    throw SpotliteStoreError.malformedLine(lineNumber, .unknownAttribute(name, entity: entity.name, known: known.sorted()))
                 }
                 columns.append(name)
                 values.append(try value(of: record[name]!, column: name, line: lineNumber))
@@ -177,7 +177,7 @@ public struct RecordImporter: Sendable {
         case let string as String:
             // SQLite text handed over by GRDB ends at the first NUL: the rest would be lost without a word.
             guard !string.utf8.contains(0) else {
-                throw SpotliteStoreError.malformedLine(line, "the value of \"\(column)\" contains a NUL character (\\u0000), which SQLite text cannot hold; remove it")
+                throw SpotliteStoreError.malformedLine(line, .nulCharacter(column: column))
             }
             return string.databaseValue
         case let number as NSNumber:
@@ -193,7 +193,7 @@ public struct RecordImporter: Sendable {
             let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
             return String(decoding: data, as: UTF8.self).databaseValue
         default:
-            throw SpotliteStoreError.malformedLine(line, "unsupported value for \"\(column)\"")
+            throw SpotliteStoreError.malformedLine(line, .unsupportedValue(column: column))
         }
     }
 
@@ -225,7 +225,7 @@ public struct RecordImporter: Sendable {
                 do {
                     try upsert.execute(arguments: StatementArguments(record.values))
                 } catch let error as DatabaseError {
-                    throw SpotliteStoreError.malformedLine(record.line, "rejected by the database: \(error.message ?? "\(error)")")
+                    throw SpotliteStoreError.malformedLine(record.line, .rejectedByDatabase(message: error.message ?? "\(error)"))
                 }
                 if !found {
                     inserted += 1
@@ -249,13 +249,13 @@ public struct RecordImporter: Sendable {
         }
     }
 
-    private static func kind(of value: Any) -> String {
+    private static func kind(of value: Any) -> SpotliteStoreError.LineProblem.JSONKind {
         switch value {
-        case is [Any]: return "an array"
-        case is [String: Any]: return "an object"
-        case is String: return "a string"
-        case is NSNull: return "null"
-        default: return "a number or boolean"
+        case is [Any]: return .array
+        case is [String: Any]: return .object
+        case is String: return .string
+        case is NSNull: return .null
+        default: return .numberOrBoolean
         }
     }
 

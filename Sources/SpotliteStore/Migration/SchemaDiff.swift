@@ -36,16 +36,16 @@ struct SchemaDiff {
         var renamedAway: Set<String> = []
         for case let .entity(from, to) in renames {
             guard let source = entity(named: from, in: current) else {
-                throw .invalidRename(stage: stage, reason: "entity \(from) is renamed to \(to), but the current version has no entity \(from)")
+                throw .invalidRename(stage: stage, reason: .entitySourceMissing(from: from, to: to))
             }
             guard entity(named: to, in: next) != nil else {
-                throw .invalidRename(stage: stage, reason: "entity \(from) is renamed to \(to), but the next version has no entity \(to)")
+                throw .invalidRename(stage: stage, reason: .entityTargetMissing(from: from, to: to))
             }
             guard entity(named: to, in: current) == nil else {
-                throw .invalidRename(stage: stage, reason: "entity \(from) cannot be renamed to \(to): the current version already has an entity \(to); rename or drop that one in an earlier stage")
+                throw .invalidRename(stage: stage, reason: .entityTargetExists(from: from, to: to))
             }
             guard renamedAway.insert(from.lowercased()).inserted, renamedTo[to.lowercased()] == nil else {
-                throw .invalidRename(stage: stage, reason: "entity \(from) or \(to) appears in two entity renames; keep one")
+                throw .invalidRename(stage: stage, reason: .entityRenamedTwice(from: from, to: to))
             }
             renamedTo[to.lowercased()] = source
         }
@@ -67,25 +67,24 @@ struct SchemaDiff {
     ) throws(SpotliteStoreError) -> [String: [String: String]] {
         var result: [String: [String: String]] = [:]
         for case let .attribute(entityName, from, to) in renames {
-            let what = "attribute \(entityName).\(from) is renamed to \(to)"
             guard let target = entity(named: entityName, in: next) else {
-                throw .invalidRename(stage: stage, reason: "\(what), but the next version has no entity \(entityName) (name the entity as the next version does)")
+                throw .invalidRename(stage: stage, reason: .attributeEntityMissing(entity: entityName, from: from, to: to))
             }
             guard let source = entitySources[entityName.lowercased()] else {
-                throw .invalidRename(stage: stage, reason: "\(what), but entity \(entityName) is new in the next version, so it has no attributes to rename")
+                throw .invalidRename(stage: stage, reason: .attributeEntityIsNew(entity: entityName, from: from, to: to))
             }
             guard source.columns.contains(where: { $0.name.lowercased() == from.lowercased() }) else {
-                throw .invalidRename(stage: stage, reason: "\(what), but \(source.name) has no attribute \(from) in the current version")
+                throw .invalidRename(stage: stage, reason: .attributeSourceMissing(entity: entityName, source: source.name, from: from, to: to))
             }
             guard target.columns.contains(where: { $0.name.lowercased() == to.lowercased() }) else {
-                throw .invalidRename(stage: stage, reason: "\(what), but \(entityName) has no attribute \(to) in the next version")
+                throw .invalidRename(stage: stage, reason: .attributeTargetMissing(entity: entityName, from: from, to: to))
             }
             guard !source.columns.contains(where: { $0.name.lowercased() == to.lowercased() }) else {
-                throw .invalidRename(stage: stage, reason: "\(what), but \(source.name) already has an attribute \(to); drop or rename it in an earlier stage")
+                throw .invalidRename(stage: stage, reason: .attributeTargetExists(entity: entityName, source: source.name, from: from, to: to))
             }
             var renamesOfEntity = result[target.name.lowercased(), default: [:]]
             guard renamesOfEntity[to.lowercased()] == nil, !renamesOfEntity.values.contains(where: { $0.lowercased() == from.lowercased() }) else {
-                throw .invalidRename(stage: stage, reason: "attribute \(entityName).\(from) or \(to) appears in two attribute renames; keep one")
+                throw .invalidRename(stage: stage, reason: .attributeRenamedTwice(entity: entityName, from: from, to: to))
             }
             renamesOfEntity[to.lowercased()] = from
             result[target.name.lowercased()] = renamesOfEntity
@@ -102,7 +101,7 @@ struct SchemaDiff {
 
         let sourceKeyNext = newNames[source.key.lowercased()] ?? source.key
         guard sourceKeyNext.lowercased() == entity.key.lowercased(), source.keyType == entity.keyType else {
-            throw .unsupportedChange(stage: stage, reason: "entity \(entity.name) changes its key from \(source.key) (\(source.keyType.rawValue)) to \(entity.key) (\(entity.keyType.rawValue)); SQLite cannot change a primary key in place: add a new entity with the new key, copy the rows in a custom stage's didMigrate, and drop the old entity")
+            throw .unsupportedChange(stage: stage, reason: .keyChange(entity: entity.name, from: source.key, fromType: source.keyType, to: entity.key, toType: entity.keyType))
         }
 
         var renamed: [SchemaChange] = []
@@ -116,7 +115,7 @@ struct SchemaDiff {
             }
             matched.insert(target.name.lowercased())
             if target.type != column.type, !target.type.accepts(ColumnAffinity(declaredType: column.type.declaredSQLType)) {
-                throw .unsupportedChange(stage: stage, reason: "attribute \(entity.name).\(target.name) changes type from \(column.type.rawValue) to \(target.type.rawValue), which its column cannot hold; add an attribute under a new name, copy the values in a custom stage's didMigrate, and drop the old attribute")
+                throw .unsupportedChange(stage: stage, reason: .typeChange(entity: entity.name, attribute: target.name, from: column.type, to: target.type))
             }
             if newNames[column.name.lowercased()] != nil {
                 renamed.append(.renameColumn(table: table, from: column.name, to: target.name))

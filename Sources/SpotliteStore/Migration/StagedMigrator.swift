@@ -25,7 +25,7 @@ struct StagedMigrator {
     }
 
     func migrate() throws -> [MigrationRecord] {
-        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "migrate") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: .migrate) }
         try checkDirectory()
         let pool = try openPool(readOnly: false)
         var records: [MigrationRecord] = []

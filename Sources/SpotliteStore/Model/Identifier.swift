@@ -50,7 +50,7 @@ package enum Identifier {
     }
 
     /// Throws when `name` cannot be a `kind` name; `role` says what the name is, for the message.
-    package static func validate(_ name: String, as kind: Kind, role: String) throws(SpotliteStoreError) {
+    package static func validate(_ name: String, as kind: Kind, role: SpotliteStoreError.NameRole) throws(SpotliteStoreError) {
         switch problem(with: name, as: kind) {
         case nil: return
         case .syntax: throw .invalidIdentifier(name, role: role)

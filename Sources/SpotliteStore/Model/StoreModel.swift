@@ -21,17 +21,17 @@ public struct StoreModel: Sendable, Hashable {
     public func validate() throws(SpotliteStoreError) {
         var seenEntities: Set<String> = []
         for entity in entities {
-            try Identifier.validate(entity.name, as: .table, role: "entity name")
+            try Identifier.validate(entity.name, as: .table, role: .entityName)
             // SQLite table names ignore case, so two entities differing only by case would share a table.
             guard seenEntities.insert(entity.name.lowercased()).inserted else {
-                throw .duplicateName(entity.name, scope: "the model's entities")
+                throw .duplicateName(entity.name, scope: .entities)
             }
-            try Identifier.validate(entity.key, as: .column, role: "key of entity \(entity.name)")
+            try Identifier.validate(entity.key, as: .column, role: .key(entity: entity.name))
             var seenColumns: Set<String> = []
             for attribute in entity.attributes {
-                try Identifier.validate(attribute.name, as: .column, role: "attribute of entity \(entity.name)")
+                try Identifier.validate(attribute.name, as: .column, role: .attribute(entity: entity.name))
                 guard seenColumns.insert(attribute.name.lowercased()).inserted else {
-                    throw .duplicateName(attribute.name, scope: "the attributes of entity \(entity.name)")
+                    throw .duplicateName(attribute.name, scope: .attributes(entity: entity.name))
                 }
                 if attribute.name == entity.key, attribute.type != entity.keyType.attributeType {
                     throw .conflictingKeyType(
@@ -40,7 +40,7 @@ public struct StoreModel: Sendable, Hashable {
             }
             for name in entity.preserveOnDelete {
                 guard let column = entity.column(named: name) else {
-                    throw .unknownColumn(name, entity: entity.name, role: "preserve_on_delete")
+                    throw .unknownColumn(name, entity: entity.name, role: .preserveOnDelete)
                 }
                 if column.type == .blob {
                     throw .blobInTombstone(entity: entity.name, column: name)

@@ -24,7 +24,7 @@ extension SpotliteStore {
     ///   ``SpotliteStoreError/expiredDate(requested:purgedThrough:)`` when history the request starts from was
     ///   deleted, ``SpotliteStoreError/unknownToken(requested:current:)`` for a token this store never issued.
     public func fetchHistory(_ request: HistoryRequest) throws -> [HistoryTransaction] {
-        let query = try HistoryQuery(request)
+        let query = try HistoryQuery(request, rangesKnownKept: rangesKeptSinceOpen)
         try sealIfNeeded()
         return try databasePool.read(query.transactions)
     }
@@ -34,7 +34,7 @@ extension SpotliteStore {
     /// - Throws: ``SpotliteStoreError`` when the request starts from deleted history or from a token this store never
     ///   issued; SQLite's errors.
     public func fetchChanges(_ request: HistoryRequest) throws -> [HistoryChange] {
-        let query = try HistoryQuery(request)
+        let query = try HistoryQuery(request, rangesKnownKept: rangesKeptSinceOpen)
         try sealIfNeeded()
         return try databasePool.read(query.changes)
     }
@@ -44,7 +44,7 @@ extension SpotliteStore {
     /// - Throws: ``SpotliteStoreError`` when the request starts from deleted history or from a token this store never
     ///   issued; SQLite's errors.
     public func countHistory(_ request: HistoryRequest) throws -> Int {
-        let query = try HistoryQuery(request)
+        let query = try HistoryQuery(request, rangesKnownKept: rangesKeptSinceOpen)
         try sealIfNeeded()
         return try databasePool.read(query.transactionCount)
     }
@@ -54,7 +54,7 @@ extension SpotliteStore {
     /// - Throws: ``SpotliteStoreError`` when the request starts from deleted history or from a token this store never
     ///   issued; SQLite's errors.
     public func countChanges(_ request: HistoryRequest) throws -> Int {
-        let query = try HistoryQuery(request)
+        let query = try HistoryQuery(request, rangesKnownKept: rangesKeptSinceOpen)
         try sealIfNeeded()
         return try databasePool.read(query.changeCount)
     }
@@ -69,7 +69,7 @@ extension SpotliteStore {
         if dryRun {
             return try databasePool.read { db in try HistoryPurger.delete(request, dryRun: true, in: db) }
         }
-        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "delete history") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: .deleteHistory) }
         return try databasePool.writeWithoutTransaction { db in
             var count = 0
             try db.inTransaction(.immediate) {
@@ -87,7 +87,7 @@ extension SpotliteStore {
     ///   `DatabaseError`).
     @discardableResult
     public func sealPendingChanges() throws -> HistoryToken? {
-        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "seal pending changes") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: .sealPendingChanges) }
         let token = try databasePool.writeWithoutTransaction { db in
             var token: HistoryToken?
             try db.inTransaction(.immediate) {

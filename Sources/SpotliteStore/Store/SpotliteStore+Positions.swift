@@ -13,14 +13,14 @@ extension SpotliteStore {
     ///
     /// - Throws: ``SpotliteStoreError/unknownToken(requested:current:)`` when the store never issued `token`.
     public func setPosition(_ token: HistoryToken, for author: String, timestamp: Date = Date()) throws {
-        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "save a position") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: .savePosition) }
         try databasePool.write { db in try Self.savePosition(token, for: author, timestamp: timestamp, in: db) }
     }
 
     /// `setPosition(_:for:timestamp:)` through GRDB's async APIs: the write (which may wait for another
     /// process's lock) runs on the pool's writer queue, never on the caller's thread.
     func setPositionAsynchronously(_ token: HistoryToken, for author: String, timestamp: Date = Date()) async throws {
-        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "save a position") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: .savePosition) }
         try await databasePool.write { db in try Self.savePosition(token, for: author, timestamp: timestamp, in: db) }
     }
 
@@ -37,7 +37,7 @@ extension SpotliteStore {
     /// - Throws: ``SpotliteStoreError/readOnlyStore(operation:)`` on a read-only store; SQLite's errors (GRDB's
     ///   `DatabaseError`).
     public func removePosition(for author: String) throws {
-        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "remove a position") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: .removePosition) }
         try databasePool.write { db in try PositionTable.remove(for: author, in: db) }
     }
 

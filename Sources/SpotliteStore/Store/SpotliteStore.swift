@@ -36,6 +36,11 @@ public final class SpotliteStore: Sendable {
     /// writes (no author) unless made through ``write(author:context:_:)``.
     public let databasePool: DatabasePool
     let hub: ChangeNotificationHub
+    /// Whether the store's transactions kept their change ranges (history schema 3 or later) when this handle
+    /// opened it. A schema only rises, so every later snapshot keeps them too and requests need not read the
+    /// schema again; a read-only handle on an older store reads it on each request, since a writer may upgrade the
+    /// store meanwhile (in a snapshot taken before that, the ranges do not exist yet).
+    let rangesKeptSinceOpen: Bool
 
     /// Opens the store at `path`, creating the file, Spotlite's history tables, the model's missing tables and
     /// the capture triggers as needed.
@@ -62,8 +67,9 @@ public final class SpotliteStore: Sendable {
         let pool = try DatabasePool(path: url.path, configuration: configuration)
 
         let storeID: String
+        let rangesKept: Bool
         if options.readOnly {
-            storeID = try pool.read { db in
+            (storeID, rangesKept) = try pool.read { db in
                 let storeID = try HistorySchema.verify(db, path: url.path)
                 for entity in model.entities {
                     let columns = try EntitySchema.prepare(entity, in: db, creatingTable: false)
@@ -72,9 +78,11 @@ public final class SpotliteStore: Sendable {
                             "the history triggers of \(entity.name) in \(url.path) differ from this model's; open the store once without readOnly to update them")
                     }
                 }
-                return storeID
+                return (storeID, try ChangeRanges.areKept(db))
             }
         } else {
+            // Installing upgrades the history schema to this version's.
+            rangesKept = HistorySchema.version >= ChangeRanges.firstSchemaVersion
             storeID = try pool.writeWithoutTransaction { db in
                 var storeID = ""
                 try db.inTransaction(.immediate) {
@@ -98,6 +106,7 @@ public final class SpotliteStore: Sendable {
         self.model = model
         self.options = options
         self.databasePool = pool
+        self.rangesKeptSinceOpen = rangesKept
         self.hub = ChangeNotificationHub(
             pool: pool, path: url.path, storeID: storeID, sealsForeignChanges: !options.readOnly, logger: options.logger)
     }
@@ -133,7 +142,7 @@ public final class SpotliteStore: Sendable {
     public func writeReturningToken<T>(author: String?, context: String? = nil, _ body: (Database) throws -> T)
         throws -> (value: T, token: HistoryToken?)
     {
-        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: "write") }
+        guard !options.readOnly else { throw SpotliteStoreError.readOnlyStore(operation: .write) }
         var newestToken: HistoryToken?
         var ownToken: HistoryToken?
         let result = try databasePool.writeWithoutTransaction { db -> T in

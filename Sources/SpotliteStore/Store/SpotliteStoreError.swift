@@ -14,16 +14,16 @@ public enum SpotliteStoreError: Error, Hashable, CustomStringConvertible, Locali
     /// The folder that should hold the SQLite file does not exist.
     case missingDirectory(path: String)
     /// A name that is not an identifier (`[A-Za-z_][A-Za-z0-9_]*`).
-    case invalidIdentifier(String, role: String)
+    case invalidIdentifier(String, role: NameRole)
     /// A name Spotlite or SQLite keeps for itself: starting with `spotlite_` or `sqlite_`, or (for a column) `rowid`,
     /// `oid`, `_rowid_` or the importer's `_delete`.
-    case reservedIdentifier(String, role: String)
+    case reservedIdentifier(String, role: NameRole)
     /// Two names that SQLite would treat as the same (names ignore case).
-    case duplicateName(String, scope: String)
+    case duplicateName(String, scope: NameScope)
     /// An entity lists its key among its attributes with another type.
     case conflictingKeyType(entity: String, key: String, keyType: KeyType, attributeType: AttributeType)
     /// A column named by the model (for example in `preserve_on_delete`) that the entity does not have.
-    case unknownColumn(String, entity: String, role: String)
+    case unknownColumn(String, entity: String, role: ColumnList)
     /// A blob column in `preserve_on_delete`: tombstones are JSON, which cannot hold blobs.
     case blobInTombstone(entity: String, column: String)
     /// An existing table does not fit its entity: columns are missing or have another type.
@@ -41,7 +41,7 @@ public enum SpotliteStoreError: Error, Hashable, CustomStringConvertible, Locali
     /// The history schema was written by a newer Spotlite than this one.
     case unsupportedHistorySchema(found: Int, supported: Int)
     /// A write was attempted through a store opened with `StoreOptions(readOnly: true)`.
-    case readOnlyStore(operation: String)
+    case readOnlyStore(operation: WriteOperation)
 
     // MARK: Reading history (area `.history`)
 
@@ -70,9 +70,9 @@ public enum SpotliteStoreError: Error, Hashable, CustomStringConvertible, Locali
     /// Two stages use the same version name for two different models.
     case conflictingVersion(name: String, checksums: [String])
     /// A change between two versions that SQLite cannot make in place.
-    case unsupportedChange(stage: String, reason: String)
+    case unsupportedChange(stage: String, reason: UnsupportedChange)
     /// A rename that does not fit the stage's versions.
-    case invalidRename(stage: String, reason: String)
+    case invalidRename(stage: String, reason: RenameProblem)
     /// The store is at a version after the app's newest one (an older app opened a newer store).
     case storeIsNewer(store: ModelVersionID, newest: ModelVersionID)
     /// The store is at a version that none of the stages starts from.
@@ -91,7 +91,7 @@ public enum SpotliteStoreError: Error, Hashable, CustomStringConvertible, Locali
     // MARK: Tracking (area `.tracking`)
 
     /// An author name that is empty or has leading or trailing spaces.
-    case invalidAuthorName(String, role: String)
+    case invalidAuthorName(String, role: AuthorRole)
     /// The current author must be one of ``HistoryTrackerConfiguration/allAuthors``.
     case currentAuthorNotListed(String)
     /// A batch author that is not one of ``HistoryTrackerConfiguration/allAuthors``.
@@ -101,7 +101,7 @@ public enum SpotliteStoreError: Error, Hashable, CustomStringConvertible, Locali
     /// `.notifications(_:)` needs a count of at least 1.
     case invalidNotificationCount(Int)
     /// A deletion interval or maximum duration that is zero or negative.
-    case invalidDuration(Duration, role: String)
+    case invalidDuration(Duration, role: DurationRole)
     /// `registerMergeHook(before:)` named a hook that is not registered.
     case unknownMergeHook(UUID)
 
@@ -109,8 +109,8 @@ public enum SpotliteStoreError: Error, Hashable, CustomStringConvertible, Locali
 
     /// The entity is not in the store's model; `known` lists those that are.
     case unknownEntity(String, known: [String])
-    /// The line (1-based) is not a JSON object the entity accepts; the text says why.
-    case malformedLine(Int, String)
+    /// The line (1-based) is not a JSON object the entity accepts; the problem says why.
+    case malformedLine(Int, LineProblem)
     /// The input could not be read; the text says why.
     case unreadable(String)
     /// An empty author, or one of Spotlite's own.

@@ -21,7 +21,7 @@ extension SpotliteStore {
     /// Seals pending foreign changes, then reads the request's transactions and the current token in one read
     /// transaction, so that nothing committed in between can be skipped over.
     func fetchPage(_ request: HistoryRequest) throws -> HistoryPage {
-        let query = try HistoryQuery(request)
+        let query = try HistoryQuery(request, rangesKnownKept: rangesKeptSinceOpen)
         try sealIfNeeded()
         return try databasePool.read { db in
             let transactions = try query.transactions(db)
@@ -34,7 +34,7 @@ extension SpotliteStore {
     /// `fetchPage(_:)` through GRDB's async APIs: the work runs on the pool's own connection queues (a write may
     /// wait for another process's lock up to the busy timeout), never on the caller's thread.
     func fetchPageAsynchronously(_ request: HistoryRequest) async throws -> HistoryPage {
-        let query = try HistoryQuery(request)
+        let query = try HistoryQuery(request, rangesKnownKept: rangesKeptSinceOpen)
         try await sealIfNeededAsynchronously()
         return try await databasePool.read { db in
             let transactions = try query.transactions(db)

@@ -23,15 +23,15 @@ package struct RelevanceQuerySet: Sendable, Hashable {
         for (index, line) in tsv.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             if line.allSatisfy(\.isWhitespace) || line.hasPrefix("#") { continue }
             guard let tab = line.firstIndex(of: "\t") else {
-                throw SearchError.invalidQuerySet(source: source, line: index + 1, reason: "there is no tab between the key and the query")
+                throw SearchError.invalidQuerySet(source: source, line: index + 1, reason: .noTab)
             }
             let key = String(line[..<tab])
             let query = String(line[line.index(after: tab)...]).trimmingCharacters(in: .whitespaces)
             guard !key.isEmpty else {
-                throw SearchError.invalidQuerySet(source: source, line: index + 1, reason: "the key is empty")
+                throw SearchError.invalidQuerySet(source: source, line: index + 1, reason: .emptyKey)
             }
             guard !query.isEmpty else {
-                throw SearchError.invalidQuerySet(source: source, line: index + 1, reason: "the query is empty")
+                throw SearchError.invalidQuerySet(source: source, line: index + 1, reason: .emptyQuery)
             }
             judgments.append(RelevanceJudgment(key: key, query: query))
         }
@@ -45,7 +45,7 @@ package struct RelevanceQuerySet: Sendable, Hashable {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw SearchError.invalidQuerySet(source: path, line: 0, reason: "the file cannot be read as UTF-8 text (\(error.localizedDescription))")
+            throw SearchError.invalidQuerySet(source: path, line: 0, reason: .unreadable(message: error.localizedDescription))
         }
         try self.init(tsv: text, source: path)
     }

@@ -27,6 +27,10 @@ struct EmbeddingsCommand: ParsableCommand {
     var corpus = "../shared/corpus/debian-packages.jsonl.xz"
     @Option(help: "Cranfield's docs.jsonl.")
     var cranfield = "../shared/corpus/cranfield/docs.jsonl"
+    /// The Debian 12 catalogue's records: the exact search's default set, and the size the mixture's clusters of
+    /// 20 were fitted at.
+    static let catalogueRecords = 63_666
+
     @Option(help: "Embed at most this many catalogue records (all by default).")
     var limit: Int?
     @Option(help: "Embed at most this many Cranfield abstracts (all by default; 0 skips them).")
@@ -38,7 +42,7 @@ struct EmbeddingsCommand: ParsableCommand {
     @Option(help: "Queries for each latency measurement.")
     var queries = 1000
     @Option(help: "Vectors searched exactly: the catalogue's, completed with synthetic ones when fewer were embedded (the catalogue has 63,666 records).")
-    var searchVectors = 63_666
+    var searchVectors = Self.catalogueRecords
     @Option(help: "How the HNSW measurement's synthetic vectors are drawn: spectrum-mixture (clusters of --hnsw-cluster-size vectors, centres and spread following the catalogue vectors' covariance spectrum: what behaves like the real vectors, docs/embeddings.md), spectrum (one Gaussian with that spectrum), clusters (--hnsw-clusters isotropic Gaussian clusters) or uniform (the worst case).")
     var hnswGenerator = "spectrum-mixture"
     @Option(help: "Clusters of the clusters recipe.")
@@ -301,7 +305,7 @@ struct EmbeddingsCommand: ParsableCommand {
     /// keep their recall at a given ef; a mixture grown by adding clusters of 20 does neither, and one grown by
     /// filling a fixed number of clusters does the first (docs/embeddings.md, "How recall changes with size").
     static func mixtureClusterSize(forCount count: Int) -> Int {
-        max(1, Int((20 * Double(count) / 63_666).rounded()))
+        max(1, Int((20 * Double(count) / Double(catalogueRecords)).rounded()))
     }
 
     private func generator(named name: String, spectrum: CovarianceSpectrum, dimensions: Int, count: Int) throws -> VectorGenerator {

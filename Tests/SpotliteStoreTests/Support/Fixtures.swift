@@ -50,6 +50,21 @@ final class TestStore: Sendable {
         }
     }
 
+    /// Two transactions whose history is then deleted: fetching after `first` must throw `expiredToken`, deleted
+    /// through `newest`.
+    func expireHistory() throws -> (first: HistoryToken, newest: HistoryToken) {
+        try insertPackage("vim")
+        guard let first = try store.currentToken() else { throw ExpiredHistoryFixtureFailed() }
+        try insertPackage("gimp")
+        guard let newest = try store.currentToken() else { throw ExpiredHistoryFixtureFailed() }
+        try store.deleteHistory(.through(newest))
+        return (first, newest)
+    }
+
+    private struct ExpiredHistoryFixtureFailed: Error, CustomStringConvertible {
+        var description: String { "a write left the store without a current token" }
+    }
+
     func allHistory() throws -> [HistoryTransaction] {
         try store.fetchHistory(.allRetained)
     }

@@ -131,10 +131,10 @@ public struct HistoryTrackerConfiguration: Sendable {
 
     /// Throws the first problem that would keep the tracker from working as configured.
     public func validate() throws(SpotliteStoreError) {
-        try Self.validateName(currentAuthor, role: "the current author")
-        for author in allAuthors { try Self.validateName(author, role: "the listed author") }
-        for author in mirrorAuthors { try Self.validateName(author, role: "the mirror author") }
-        for consumer in consumers { try Self.validateName(consumer, role: "the consumer") }
+        try Self.validateName(currentAuthor, role: .currentAuthor)
+        for author in allAuthors { try Self.validateName(author, role: .listedAuthor) }
+        for author in mirrorAuthors { try Self.validateName(author, role: .mirrorAuthor) }
+        for consumer in consumers { try Self.validateName(consumer, role: .consumer) }
         guard allAuthors.contains(currentAuthor) else { throw .currentAuthorNotListed(currentAuthor) }
         for author in batchAuthors {
             guard allAuthors.contains(author) else { throw .batchAuthorNotListed(author) }
@@ -144,17 +144,17 @@ public struct HistoryTrackerConfiguration: Sendable {
         case .none:
             break
         case .every(let interval):
-            guard interval > .zero else { throw .invalidDuration(interval, role: "deletion interval") }
+            guard interval > .zero else { throw .invalidDuration(interval, role: .deletionInterval) }
         case .notifications(let times):
             guard times >= 1 else { throw .invalidNotificationCount(times) }
         }
         if let maximumDuration, maximumDuration <= .zero {
-            throw .invalidDuration(maximumDuration, role: "maximum duration")
+            throw .invalidDuration(maximumDuration, role: .maximumDuration)
         }
         guard fetchBatchSize >= 1 else { throw .invalidBatchSize(fetchBatchSize, of: .trackerFetch) }
     }
 
-    private static func validateName(_ name: String, role: String) throws(SpotliteStoreError) {
+    private static func validateName(_ name: String, role: SpotliteStoreError.AuthorRole) throws(SpotliteStoreError) {
         guard let first = name.first, let last = name.last, !first.isWhitespace, !last.isWhitespace else {
             throw .invalidAuthorName(name, role: role)
         }

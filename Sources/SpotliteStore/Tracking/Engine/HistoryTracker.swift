@@ -38,7 +38,7 @@ public final class HistoryTracker: HistoryPositionHolder, Sendable {
                 subscribers: [any HistorySubscriber] = [], clock: any Clock<Duration> = ContinuousClock()) throws {
         try configuration.validate()
         guard !store.options.readOnly else {
-            throw SpotliteStoreError.readOnlyStore(operation: "track history (the tracker saves its position in the store)")
+            throw SpotliteStoreError.readOnlyStore(operation: .trackHistory)
         }
         self.store = store
         self.configuration = configuration
