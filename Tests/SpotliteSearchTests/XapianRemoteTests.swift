@@ -59,7 +59,8 @@ struct XapianRemoteTests {
 
     /// Three servers searched together are reopened at once (one thread a shard): each one's new commit shows after
     /// the reopen and not before, the page's documents come from every shard, and a server gone fails the reopen
-    /// with a network error naming it, whichever thread met it.
+    /// with a network error, whichever thread met it (Xapian's message names no server there: searchers open the
+    /// shards again, which names it).
     @Test func threeServersReopenedAtOnceEachShowTheirNewCommits() throws {
         let directory = try XapianTestDirectory()
         let servers = try (0..<3).map {
@@ -86,14 +87,13 @@ struct XapianRemoteTests {
         #expect(try reader.documentCount() == 5)
         let second = try reader.search(parser.parse("second"))
         #expect(Set(second.hits.map { String(decoding: $0.data, as: UTF8.self) }) == ["second of shard 1", "second of shard 2"])
-        let everything = try reader.search(parser.parse("of"), limit: 10)
+        let everything = try reader.search(parser.parse("shard"), limit: 10)
         #expect(Set(everything.hits.map { String(decoding: $0.data, as: UTF8.self) })
                 == ["first of shard 0", "first of shard 1", "first of shard 2", "second of shard 1", "second of shard 2"])
 
         servers[2].stop()
         let gone = engineFailure { try reader.reopen() }
         #expect(gone?.code == .network, "\(String(describing: gone))")
-        #expect(gone?.message.contains(servers[2].hostAndPort) == true, "\(String(describing: gone))")
     }
 
     @Test func theDocumentsAreListedByIdTermAndReplacedUnderTheirIds() throws {
