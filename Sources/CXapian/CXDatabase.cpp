@@ -8,7 +8,9 @@ cx_database *cx_database_open(const char *path, cx_error **err) noexcept {
     return cx::guard(err, static_cast<cx_database *>(nullptr), [&] {
         std::string directory = cx::c_string(path, "path");
         if (directory.empty()) cx::invalid_argument("path is empty; give the directory of the database");
-        return new cx_database{Xapian::Database(directory)};
+        auto opened = std::make_unique<cx_database>(cx_database{Xapian::Database(directory)});
+        opened->shards.push_back(opened->db);
+        return opened.release();
     });
 }
 
@@ -17,7 +19,9 @@ bool cx_database_add_database(cx_database *db, const char *path, cx_error **err)
         cx::require_open(db);
         std::string directory = cx::c_string(path, "path");
         if (directory.empty()) cx::invalid_argument("path is empty; give the directory of the database");
-        db->db.add_database(Xapian::Database(directory));
+        Xapian::Database added(directory);
+        db->db.add_database(added);
+        cx::record_shards(*db, {added});
         return true;
     });
 }
@@ -41,7 +45,7 @@ bool cx_database_close(cx_database *db, cx_error **err) noexcept {
 bool cx_database_reopen(cx_database *db, bool *changed, cx_error **err) noexcept {
     if (changed != nullptr) *changed = false;
     return cx::guard(err, false, [&] {
-        bool moved = cx::require_open(db)->db.reopen();
+        bool moved = cx::reopen(*cx::require_open(db));
         *db->needs_reopen = false;
         if (changed != nullptr) *changed = moved;
         return true;

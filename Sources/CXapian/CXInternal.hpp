@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string>
@@ -51,6 +52,11 @@ struct cx_database {
     // search after further commits then silently finds nothing. Shared with query parsers using this database,
     // since Xapian::Database copies share the state that needs reopening.
     std::shared_ptr<bool> needs_reopen = std::make_shared<bool>(false);
+    // Each database searched together, in the order added (sharing `db`'s connections and files), while each holds
+    // one shard: over remote shards every read is a round trip, and the shards' reads run at once on these handles,
+    // one thread per shard (cx::parallel_shards). A database added that holds several shards (a stub file) is one
+    // entry, so the entries no longer match db's shards one to one and the reads follow each other as before.
+    std::vector<Xapian::Database> shards;
 };
 
 struct cx_document {
@@ -279,10 +285,45 @@ auto read_retrying(Xapian::Database &db, bool &needs_reopen, unsigned max_retrie
     }
 }
 
+/// Runs `task(0)` to `task(count - 1)` at once: the first on the calling thread, each other one on a thread of its
+/// own (on the calling thread after the first when no thread can be started), and returns when all have ended. The
+/// first failure in index order is rethrown on the calling thread. Each task must touch Xapian objects no other task
+/// touches.
+void in_parallel(size_t count, const std::function<void(size_t)> &task);
+
+/// The handles of `handle`'s shards, one per shard in document id order, when its reads are worth running at once
+/// (more than one shard, one of them remote); NULL otherwise.
+const std::vector<Xapian::Database> *parallel_shards(const cx_database &handle);
+
+/// Records `added` (one database or several searched together) as further shards of `handle`, after add_database.
+void record_shards(cx_database &handle, const std::vector<Xapian::Database> &added);
+
+/// Moves `handle` to the latest committed revision, its remote shards all at once (one round trip in all rather
+/// than one per shard); false when nothing changed.
+bool reopen(cx_database &handle);
+
+/// `read` of each of `docids` (documents known to exist) in `db`, in order. With `shards` (parallel_shards), the
+/// reads of different shards run at once: over remote shards each is a round trip, and each connection answers one
+/// request at a time, so a shard's reads follow each other. `read` must only read the document it is given.
+std::vector<std::string> documents_read(Xapian::Database &db, const std::vector<Xapian::Database> *shards,
+                                        const std::vector<Xapian::docid> &docids,
+                                        const std::function<std::string(const Xapian::Document &)> &read);
+
 /// `read_retrying` for a database handle.
 template <typename Body>
 auto read_retrying(cx_database &handle, unsigned max_retries, Body &&read) -> decltype(read()) {
-    return read_retrying(handle.db, *handle.needs_reopen, max_retries, std::forward<Body>(read));
+    for (unsigned attempt = 0;; ++attempt) {
+        try {
+            if (*handle.needs_reopen) {
+                reopen(handle);
+                *handle.needs_reopen = false;
+            }
+            return read();
+        } catch (const Xapian::DatabaseModifiedError &) {
+            *handle.needs_reopen = true;
+            if (attempt >= max_retries) throw;
+        }
+    }
 }
 
 constexpr unsigned default_max_retries = 5;

@@ -1,5 +1,7 @@
 #include "CXInternal.hpp"
 
+#include <memory>
+
 namespace {
 
 // The writes of a remote writer travel to the server one by one; when one fails the server's batch is as lost as
@@ -31,9 +33,10 @@ extern "C" {
 cx_database *cx_database_open_remote(const char *host, unsigned port, unsigned timeout_ms,
                                      unsigned connect_timeout_ms, cx_error **err) noexcept {
     return cx::guard(err, static_cast<cx_database *>(nullptr), [&] {
-        auto *opened = new cx_database{open_remote(host, port, timeout_ms, connect_timeout_ms)};
+        auto opened = std::make_unique<cx_database>(cx_database{open_remote(host, port, timeout_ms, connect_timeout_ms)});
         opened->has_remote = true;
-        return opened;
+        opened->shards.push_back(opened->db);
+        return opened.release();
     });
 }
 
@@ -43,6 +46,7 @@ bool cx_database_add(cx_database *db, const cx_database *other, cx_error **err) 
         cx::require(other, "other database");
         if (other->closed) throw Xapian::DatabaseClosedError("the database to add was closed; open it again to use it");
         db->db.add_database(other->db);
+        cx::record_shards(*db, other->shards);
         db->has_remote = db->has_remote || other->has_remote;
         return true;
     });
@@ -52,7 +56,9 @@ bool cx_database_add_remote(cx_database *db, const char *host, unsigned port, un
                             unsigned connect_timeout_ms, cx_error **err) noexcept {
     return cx::guard(err, false, [&] {
         cx::require_open(db);
-        db->db.add_database(open_remote(host, port, timeout_ms, connect_timeout_ms));
+        Xapian::Database added = open_remote(host, port, timeout_ms, connect_timeout_ms);
+        db->db.add_database(added);
+        cx::record_shards(*db, {added});
         db->has_remote = true;
         return true;
     });

@@ -163,8 +163,9 @@ void explain_hits(Xapian::Database &db, Xapian::Enquire &enquire, const Xapian::
 
 // One attempt at the whole search; a DatabaseModifiedError anywhere in it makes the caller reopen and retry,
 // so every read from the database (documents included) happens here.
+// `shards`: the handles of cx::parallel_shards, to read the page's documents from several remote shards at once.
 std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &query, const cx_search_options &options,
-                                    bool has_remote) {
+                                    bool has_remote, const std::vector<Xapian::Database> *shards) {
     Xapian::Enquire enquire(db);
     enquire.set_query(query);
     enquire.set_weighting_scheme(weighting(options.bm25));
@@ -216,7 +217,6 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
         result->mset = enquire.get_mset(options.offset, options.limit, options.check_at_least, nullptr, deadline.get());
         for (Xapian::MSetIterator hit = result->mset.begin(); hit != result->mset.end(); ++hit) {
             result->hits.push_back(cx_hit{*hit, hit.get_rank(), hit.get_weight(), hit.get_percent()});
-            result->data.push_back(hit.get_document().get_data());
         }
     } else {
         uint32_t end = options.limit > UINT32_MAX - options.offset ? UINT32_MAX : options.offset + options.limit;
@@ -233,7 +233,7 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
         std::vector<cx_hit> order;
         bool reranked = false;
         if (has_remote && proximity->has_id_slot) {
-            cx::ServerProximityReranker reranker(db, words, *proximity, params);
+            cx::ServerProximityReranker reranker(db, shards, words, *proximity, params);
             reranked = reranker.rerank(result->mset, end, ids_collapsed, order);
             result->reweighed += reranker.reweighed();
         }
@@ -244,14 +244,13 @@ std::unique_ptr<cx_mset> run_search(Xapian::Database &db, const Xapian::Query &q
         }
         for (size_t index = options.offset; index < order.size() && index < end; ++index) {
             result->hits.push_back(order[index]);
-            // Every hit of the page is in the match set (fetched: at least `end` matches), which reads a document
-            // without Database::get_document's existence check.
-            Xapian::doccount place = 0;
-            while (place < result->mset.size() && *result->mset[place] != order[index].docid) ++place;
-            result->data.push_back(place < result->mset.size() ? result->mset[place].get_document().get_data()
-                                                               : db.get_document(order[index].docid).get_data());
         }
     }
+    // Every hit of the page is a match, so its document exists: read without Database::get_document's check.
+    std::vector<Xapian::docid> page;
+    page.reserve(result->hits.size());
+    for (const cx_hit &hit : result->hits) page.push_back(hit.docid);
+    result->data = cx::documents_read(db, shards, page, [](const Xapian::Document &document) { return document.get_data(); });
     if (options.explain) explain_hits(db, enquire, weighting(options.bm25), *result);
     for (const auto *spy : spies) {
         cx_mset_facet facet;
@@ -297,7 +296,8 @@ cx_mset *cx_database_search(cx_database *db, const cx_query *query, const cx_sea
         unsigned retries = options->no_retry ? 0
                            : options->max_retries == 0 ? cx::default_max_retries
                                                        : options->max_retries;
-        return cx::read_retrying(*db, retries, [&] { return run_search(db->db, query->query, *options, db->has_remote); })
+        const std::vector<Xapian::Database> *shards = cx::parallel_shards(*db);
+        return cx::read_retrying(*db, retries, [&] { return run_search(db->db, query->query, *options, db->has_remote, shards); })
             .release();
     });
 }

@@ -1,5 +1,6 @@
 #include "CXServerProximityReranker.hpp"
 #include "CXProximityReranker.hpp"
+#include "CXInternal.hpp"
 
 #include <unordered_map>
 
@@ -18,14 +19,21 @@ bool ServerProximityReranker::rerank(const Xapian::MSet &base, size_t end, bool 
         order = std::move(ranked);
         return true;
     }
+    std::vector<std::string> names;
+    if (ids_collapsed) {
+        for (size_t index = 0; index < depth; ++index) names.push_back(base[Xapian::doccount(index)].get_collapse_key());
+    } else {
+        std::vector<Xapian::docid> docids;
+        for (size_t index = 0; index < depth; ++index) docids.push_back(*base[Xapian::doccount(index)]);
+        Xapian::valueno slot = options_.id_slot;
+        names = documents_read(db_, shards_, docids, [slot](const Xapian::Document &document) { return document.get_value(slot); });
+    }
     std::vector<Xapian::Query> ids;
     ids.reserve(depth);
     std::unordered_map<Xapian::docid, size_t> candidates;
     for (size_t index = 0; index < depth; ++index) {
-        Xapian::MSetIterator candidate = base[Xapian::doccount(index)];
-        std::string id = ids_collapsed ? candidate.get_collapse_key() : candidate.get_document().get_value(options_.id_slot);
-        if (id.empty()) return false;
-        ids.emplace_back(std::move(id));
+        if (names[index].empty()) return false;
+        ids.emplace_back(std::move(names[index]));
         candidates.emplace(ranked[index].docid, index);
     }
     Xapian::Query restricted(Xapian::Query::OP_OR, ids.begin(), ids.end());

@@ -18,15 +18,16 @@ namespace cx {
 /// protocol sends with each match. Used once per search, on the thread running it.
 class ServerProximityReranker {
   public:
-    /// `words`: the query's words in order, unstemmed.
-    ServerProximityReranker(Xapian::Database &db, std::vector<std::string> words, const cx_proximity_options &options,
-                            const cx_bm25_params &params)
-        : db_(db), words_(std::move(words)), options_(options), params_(params) {}
+    /// `words`: the query's words in order, unstemmed. `shards`: cx::parallel_shards of `db`, to read candidates'
+    /// documents from several shards at once.
+    ServerProximityReranker(Xapian::Database &db, const std::vector<Xapian::Database> *shards, std::vector<std::string> words,
+                            const cx_proximity_options &options, const cx_bm25_params &params)
+        : db_(db), shards_(shards), words_(std::move(words)), options_(options), params_(params) {}
 
     /// The matches of `base` in their new order, as cx::ProximityReranker::rerank gives them (weights within
     /// rounding: the servers add up the same terms in another order). `ids_collapsed`: `base` was collapsed on the
     /// id slot, so each match's collapse key is its id term; otherwise every candidate's document is read for it,
-    /// a round trip each over the remote backend. False, with `order` untouched, when a candidate holds no id term
+    /// a round trip each over the remote backend (the shards' reads at once). False, with `order` untouched, when a candidate holds no id term
     /// (an index written before documents kept one): the caller reads positions instead.
     bool rerank(const Xapian::MSet &base, size_t end, bool ids_collapsed, std::vector<cx_hit> &order);
 
@@ -35,6 +36,7 @@ class ServerProximityReranker {
 
   private:
     Xapian::Database &db_;
+    const std::vector<Xapian::Database> *shards_;
     std::vector<std::string> words_;
     cx_proximity_options options_;
     cx_bm25_params params_;

@@ -106,6 +106,9 @@ struct XapianRemoteRankingTests {
         let served = try XapianDatabase(remote: remote(servers[0]))
         for server in servers.dropFirst() { try served.addDatabase(remote: remote(server)) }
         let local = try XapianDatabase(paths: (0..<3).map { directory.database("local\($0)") })
+        // A local shard searched with two servers: its reads run beside the servers' on a thread of their own.
+        let mixed = try XapianDatabase(path: directory.database("local0"))
+        for server in servers.dropFirst() { try mixed.addDatabase(remote: remote(server)) }
         let queries = corpus == 0 ? ["heat transfer", "wall layer pressure", "shock wave cone drag"]
                                   : ["heat transfer", "flow wall layer", "transfer heat pressure flow"]
         for text in queries {
@@ -122,6 +125,10 @@ struct XapianRemoteRankingTests {
                         let got = try search(served, text, weight: weight, offset: offset, limit: limit, idSlot: Self.idSlot,
                                              checkAtLeast: checkAtLeast)
                         expectSame(got.hits.map { (String(decoding: $0.data, as: UTF8.self), $0.weight) }, expected, context)
+                        let gotMixed = try search(mixed, text, weight: weight, offset: offset, limit: limit, idSlot: Self.idSlot,
+                                                  checkAtLeast: checkAtLeast)
+                        expectSame(gotMixed.hits.map { (String(decoding: $0.data, as: UTF8.self), $0.weight) }, expected,
+                                   "\(context), one shard local")
                         // (Totals are estimates that Xapian merges otherwise over remote shards, collapsing or not.)
                         // (The second corpus ties so many matches that the depth may shrink to none.)
                         if corpus == 0 && offset < 100 { #expect(got.reweighedDocuments > 0, "\(context): the candidates are weighed again") }

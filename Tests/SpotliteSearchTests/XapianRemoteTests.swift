@@ -57,6 +57,45 @@ struct XapianRemoteTests {
         #expect(try reader.documentCount() == 3)
     }
 
+    /// Three servers searched together are reopened at once (one thread a shard): each one's new commit shows after
+    /// the reopen and not before, the page's documents come from every shard, and a server gone fails the reopen
+    /// with a network error, whichever thread met it (Xapian's message names no server there: searchers open the
+    /// shards again, which names it).
+    @Test func threeServersReopenedAtOnceEachShowTheirNewCommits() throws {
+        let directory = try XapianTestDirectory()
+        let servers = try (0..<3).map {
+            try XapianTcpServer(databasePath: directory.database("served\($0)"), lifetime: .seconds(120))
+        }
+        defer { servers.forEach { $0.stop() } }
+        let writers = try servers.map { try XapianWritableDatabase(remote: remote($0)) }
+        for (shard, writer) in writers.enumerated() {
+            try writer.replaceDocument(uniqueTerm: "Qfirst\(shard)", document: document("first of shard \(shard)"))
+            try writer.commit()
+        }
+        let reader = try XapianDatabase(remote: remote(servers[0]))
+        for server in servers.dropFirst() { try reader.addDatabase(XapianDatabase(remote: remote(server))) }
+        #expect(try reader.documentCount() == 3)
+        #expect(try reader.reopen() == false, "nothing was committed since the servers were opened")
+
+        for (shard, writer) in writers.enumerated() where shard > 0 {
+            try writer.replaceDocument(uniqueTerm: "Qsecond\(shard)", document: document("second of shard \(shard)"))
+            try writer.commit()
+        }
+        let parser = try XapianQueryParser()
+        #expect(try reader.search(parser.parse("second")).hits.isEmpty, "the revision opened stays until the reopen")
+        #expect(try reader.reopen() == true)
+        #expect(try reader.documentCount() == 5)
+        let second = try reader.search(parser.parse("second"))
+        #expect(Set(second.hits.map { String(decoding: $0.data, as: UTF8.self) }) == ["second of shard 1", "second of shard 2"])
+        let everything = try reader.search(parser.parse("shard"), limit: 10)
+        #expect(Set(everything.hits.map { String(decoding: $0.data, as: UTF8.self) })
+                == ["first of shard 0", "first of shard 1", "first of shard 2", "second of shard 1", "second of shard 2"])
+
+        servers[2].stop()
+        let gone = engineFailure { try reader.reopen() }
+        #expect(gone?.code == .network, "\(String(describing: gone))")
+    }
+
     @Test func theDocumentsAreListedByIdTermAndReplacedUnderTheirIds() throws {
         let directory = try XapianTestDirectory()
         let server = try XapianTcpServer(databasePath: directory.database("served"), lifetime: .seconds(120))
