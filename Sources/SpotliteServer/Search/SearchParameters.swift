@@ -41,9 +41,9 @@ struct SearchParameters: Sendable, Equatable {
         try self.init(query: pairs)
     }
 
-    /// `text` with `+` read as a space and `%XX` as a byte, the bytes read as UTF-8. Decoded here, byte by byte,
-    /// rather than by Foundation's replacing and percent-decoding, which cost more than the rest of the request's
-    /// handling on Linux.
+    /// `text` with `+` read as a space and `%XX` as a byte, the bytes read as UTF-8. Decoded here, byte by byte:
+    /// Foundation's replacing and percent-decoding go through `NSString` and character sets on Linux, a visible
+    /// part of every request's processor time (docs/serve.md).
     static func formDecoded(_ text: Substring) throws(Problem) -> String {
         let utf8 = text.utf8
         guard utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(text) }
