@@ -53,6 +53,12 @@ struct BenchmarkSmokeTests {
             #expect((serve[side] as? [String: Any])?["count"] as? Int == 20, "no \(side) latency for every query")
         }
         #expect((serve["ratioP50"] as? Double ?? 0) > 0)
+        // Processor time per query on each side: this thread's, exact; the server's from /proc, in clock ticks, so
+        // 20 requests may round to none.
+        #expect((serve["libraryCPU"] as? Double ?? 0) > 0)
+        #expect((serve["clientCPU"] as? Double ?? 0) > 0)
+        #expect((serve["serverCPU"] as? Double ?? -1) >= 0)
+        #expect((serve["serverSleeps"] as? Double ?? -1) >= 0, "the server's sleeps per request are counted")
         let served = try #require(serve["freshness"] as? [String: Any])
         #expect(served["found"] as? Int == 4, "every probe committed while serving must be found through GET /search")
 

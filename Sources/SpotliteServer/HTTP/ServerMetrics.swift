@@ -10,10 +10,25 @@ final class ServerMetrics: Sendable {
         var counts = [Int](repeating: 0, count: ServerMetrics.buckets.count)
         var count = 0
         var sum = 0.0
+
+        mutating func add(_ seconds: Double) {
+            for (index, bound) in ServerMetrics.buckets.enumerated() where seconds <= bound { counts[index] += 1 }
+            count += 1
+            sum += seconds
+        }
+    }
+
+    /// The labels of a request count; written out as Prometheus labels only when `/metrics` is asked for.
+    private struct RequestLabels: Hashable {
+        var route: String
+        var method: String
+        var status: Int
+
+        var text: String { "route=\"\(route)\",method=\"\(method)\",status=\"\(status)\"" }
     }
 
     private struct State {
-        var requests: [String: Int] = [:]
+        var requests: [RequestLabels: Int] = [:]
         var latency: [String: Histogram] = [:]
     }
 
@@ -23,17 +38,16 @@ final class ServerMetrics: Sendable {
     /// cannot grow the metrics without bound.
     static func route(of path: String) -> String {
         if path.hasPrefix("/records/") { return "/records" }
-        return ["/", "/search", "/status", "/health", "/metrics", "/events", "/openapi.json"].contains(path) ? path : "other"
+        return routes.contains(path) ? path : "other"
     }
 
+    private static let routes: Set<String> = ["/", "/search", "/status", "/health", "/metrics", "/events", "/openapi.json"]
+
+    /// Counts and times one request, in place: no label text is built and no histogram copied per request.
     func record(route: String, method: String, status: Int, seconds: Double) {
         state.withLock { state in
-            state.requests["route=\"\(route)\",method=\"\(method)\",status=\"\(status)\"", default: 0] += 1
-            var histogram = state.latency[route] ?? Histogram()
-            for (index, bound) in Self.buckets.enumerated() where seconds <= bound { histogram.counts[index] += 1 }
-            histogram.count += 1
-            histogram.sum += seconds
-            state.latency[route] = histogram
+            state.requests[RequestLabels(route: route, method: method, status: status), default: 0] += 1
+            state.latency[route, default: Histogram()].add(seconds)
         }
     }
 
@@ -44,8 +58,8 @@ final class ServerMetrics: Sendable {
         state.withLock { state in
             lines.append("# HELP spotlite_http_requests_total HTTP requests answered, by route, method and status.")
             lines.append("# TYPE spotlite_http_requests_total counter")
-            for labels in state.requests.keys.sorted() {
-                lines.append("spotlite_http_requests_total{\(labels)} \(state.requests[labels]!)")
+            for (labels, count) in state.requests.map({ ($0.key.text, $0.value) }).sorted(by: { $0.0 < $1.0 }) {
+                lines.append("spotlite_http_requests_total{\(labels)} \(count)")
             }
             lines.append("# HELP spotlite_http_request_duration_seconds Time to answer HTTP requests, by route.")
             lines.append("# TYPE spotlite_http_request_duration_seconds histogram")

@@ -41,12 +41,47 @@ struct SearchParameters: Sendable, Equatable {
         try self.init(query: pairs)
     }
 
-    private static func formDecoded(_ text: Substring) throws(Problem) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        guard let decoded = spaced.removingPercentEncoding else {
-            throw Problem(.badRequest, "the query string has a malformed %-escape in \"\(text.prefix(80))\"; encode a literal % as %25")
+    /// `text` with `+` read as a space and `%XX` as a byte, the bytes read as UTF-8. Decoded here, byte by byte:
+    /// Foundation's replacing and percent-decoding go through `NSString` and character sets on Linux, a visible
+    /// part of every request's processor time (docs/serve.md).
+    static func formDecoded(_ text: Substring) throws(Problem) -> String {
+        let utf8 = text.utf8
+        guard utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(text) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            utf8.formIndex(after: &index)
+            switch byte {
+            case UInt8(ascii: "+"):
+                bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                guard index != utf8.endIndex, let high = hexValue(utf8[index]) else { throw malformedEscape(text) }
+                utf8.formIndex(after: &index)
+                guard index != utf8.endIndex, let low = hexValue(utf8[index]) else { throw malformedEscape(text) }
+                utf8.formIndex(after: &index)
+                bytes.append(high << 4 | low)
+            default:
+                bytes.append(byte)
+            }
         }
+        // Escapes that do not spell UTF-8 are refused like malformed ones.
+        guard let decoded = String(validating: bytes, as: UTF8.self) else { throw malformedEscape(text) }
         return decoded
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func malformedEscape(_ text: Substring) -> Problem {
+        Problem(.badRequest, "the query string has a malformed %-escape in \"\(text.prefix(80))\"; encode a literal % as %25")
     }
 
     /// From a query string's parameters, in order.
@@ -108,7 +143,9 @@ struct SearchParameters: Sendable, Equatable {
         if let mode, !Self.modes.contains(mode) {
             throw Problem(.badRequest, "mode must be keyword, semantic or hybrid, not \(mode.debugDescription)")
         }
-        if q.trimmingCharacters(in: .whitespaces).isEmpty && filters.isEmpty && entities.isEmpty {
+        // Blank: only tabs and space separators (what Foundation's `.whitespaces` holds), checked without it.
+        if q.unicodeScalars.allSatisfy({ $0 == "\t" || $0.properties.generalCategory == .spaceSeparator })
+            && filters.isEmpty && entities.isEmpty {
             throw Problem(.badRequest, "give a query (q=vim), a filter or an entity")
         }
     }

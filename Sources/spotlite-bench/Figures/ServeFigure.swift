@@ -12,7 +12,11 @@ import Glibc
 ///   (``IndexSearcher/search(_:)`` with the server's request: top 10, snippets cut from the store) and of the server
 ///   (`GET /search?q=…&limit=10` on one kept-open connection, timed from the request's first byte sent to the
 ///   answer's last byte read: HTTP, the server's search and its JSON); which goes first alternates from query to
-///   query. The ratio is taken within each run, then the median over runs.
+///   query. The ratio is taken within each run, then the median over runs. The client reads only the status code,
+///   `Content-Length` and `Server-Timing` of an answer's head (as `wrk` does), so that its own work is small.
+/// - Processor time, which the machine's load does not change as it changes latency: the library's per query (this
+///   thread's clock), the server process's per request (all its threads, from `/proc`) and the client's, and how
+///   often the server's threads went to sleep per request.
 /// - Freshness: a child process (`spotlite-bench child-writer`) inserts probe records one per transaction through the
 ///   store's API, a pause apart, stamping each commit; meanwhile this process asks `GET /search` for the next probe
 ///   every poll interval until the probe is the first hit. A probe's latency is that moment minus its commit stamp.
@@ -47,6 +51,14 @@ enum ServeFigure {
         /// Server over library, p50 and p99, median of the per-run ratios.
         var ratioP50: Double
         var ratioP99: Double
+        /// Processor time per query, mean over the run, median over runs: the library's search (this thread), the
+        /// server process's for a request (every thread, from `/proc`), and this client's for a request (sending,
+        /// waiting in the kernel, reading the status line and headers).
+        var libraryCPU: Double
+        var serverCPU: Double
+        var clientCPU: Double
+        /// The server's threads put to sleep per request (voluntary context switches of every thread).
+        var serverSleeps: Double
         var freshness: Freshness
         var semanticFreshness: Freshness?
 
@@ -63,6 +75,9 @@ enum ServeFigure {
                 TableRow("12 serve", "of which the server's search (Server-Timing): p50 / p99", pair(serverSearch)),
                 TableRow("12 serve", "server / library, p50", Format.ratio(ratioP50), target: "≤ 1.3×", met: ratioP50 <= Self.ratioTarget),
                 TableRow("12 serve", "server / library, p99", Format.ratio(ratioP99), target: "≤ 1.3×", met: ratioP99 <= Self.ratioTarget),
+                TableRow("12 serve", "processor per query, mean: library search / server process / client",
+                         "\(Format.milliseconds(libraryCPU)) / \(Format.milliseconds(serverCPU)) / \(Format.milliseconds(clientCPU))"),
+                TableRow("12 serve", "server threads put to sleep per request", String(format: "%.2f", serverSleeps)),
             ]
             for freshness in [freshness] + (semanticFreshness.map { [$0] } ?? []) {
                 let allFound = freshness.found == freshness.probes
@@ -89,10 +104,10 @@ enum ServeFigure {
         guard !queries.isEmpty else {
             throw BenchError("no queries could be drawn from the corpus: its text fields hold too few words")
         }
-        let (library, server, serverSearch, ratios, keyword) = try ServedIndex.with(context, semantic: false) { served in
-            let overhead = try measureOverhead(context, store: store, queries: queries, port: served.port)
+        let (overhead, keyword) = try ServedIndex.with(context, semantic: false) { served in
+            let overhead = try measureOverhead(context, store: store, queries: queries, served: served)
             let freshness = try measureFreshness(context, port: served.port, mode: "keyword")
-            return (overhead.library, overhead.server, overhead.serverSearch, overhead.ratios, freshness)
+            return (overhead, freshness)
         }
         var semantic: Freshness?
         if context.settings.serveSemantic {
@@ -109,9 +124,11 @@ enum ServeFigure {
             }
         }
         return Result(
-            runs: library.count, queries: queries.count, library: LatencySummary(medianOf: library),
-            server: LatencySummary(medianOf: server), serverSearch: LatencySummary(medianOf: serverSearch),
-            ratioP50: Statistics.median(ratios.map(\.p50)), ratioP99: Statistics.median(ratios.map(\.p99)),
+            runs: overhead.library.count, queries: queries.count, library: LatencySummary(medianOf: overhead.library),
+            server: LatencySummary(medianOf: overhead.server), serverSearch: LatencySummary(medianOf: overhead.serverSearch),
+            ratioP50: Statistics.median(overhead.ratios.map(\.p50)), ratioP99: Statistics.median(overhead.ratios.map(\.p99)),
+            libraryCPU: Statistics.median(overhead.libraryCPU), serverCPU: Statistics.median(overhead.serverCPU),
+            clientCPU: Statistics.median(overhead.clientCPU), serverSleeps: Statistics.median(overhead.serverSleeps),
             freshness: keyword, semanticFreshness: semantic)
     }
 
@@ -120,26 +137,37 @@ enum ServeFigure {
         var server: [LatencySummary] = []
         var serverSearch: [LatencySummary] = []
         var ratios: [(p50: Double, p99: Double)] = []
+        var libraryCPU: [Double] = []
+        var serverCPU: [Double] = []
+        var clientCPU: [Double] = []
+        var serverSleeps: [Double] = []
     }
 
     private static func measureOverhead(_ context: BenchContext, store: SpotliteStore, queries: [QueryWorkload.Query],
-                                        port: Int) throws -> Overhead {
+                                        served: ServedIndex) throws -> Overhead {
+        let port = served.port
         // The server's searchers cut snippets from the store: so does this one.
         let searcher = try IndexSearcher(configuration: context.configuration, indexPath: context.indexPath, store: store)
         let client = KeepAliveHTTPClient(port: port)
         let paths = queries.map { "/search?q=" + $0.words.joined(separator: "%20") + "&limit=10" }
         let requests = queries.map { SearchRequest($0.text, limit: 10) }
+        var libraryCPU = 0.0, clientCPU = 0.0
         func askServer(_ index: Int) throws -> (seconds: Double, search: Double) {
+            let processor = ProcessActivity.threadCPUSeconds()
             let started = Stopwatch.nanoseconds()
             let answer = try client.get(paths[index])
             let seconds = Double(Stopwatch.nanoseconds() - started) / 1e9
+            clientCPU += ProcessActivity.threadCPUSeconds() - processor
             guard answer.status == 200 else {
                 throw BenchError("GET \(paths[index]) answered \(answer.status): \(String(decoding: answer.body.prefix(300), as: UTF8.self))")
             }
             return (seconds, answer.serverSearchSeconds ?? .nan)
         }
         func askLibrary(_ index: Int) throws -> Double {
-            try Stopwatch.seconds { _ = try searcher.search(requests[index]) }
+            let processor = ProcessActivity.threadCPUSeconds()
+            let seconds = try Stopwatch.seconds { _ = try searcher.search(requests[index]) }
+            libraryCPU += ProcessActivity.threadCPUSeconds() - processor
+            return seconds
         }
         // Both warmed on the same queries first: the index's pages are in memory for either.
         for index in paths.indices.prefix(100) {
@@ -149,6 +177,9 @@ enum ServeFigure {
         var overhead = Overhead()
         for run in 0..<context.settings.slowRuns {
             var library: [Double] = [], server: [Double] = [], serverSearch: [Double] = []
+            libraryCPU = 0
+            clientCPU = 0
+            let serverBefore = ProcessActivity.of(served.pid)
             for index in paths.indices {
                 if (index + run) % 2 == 0 {
                     library.append(try askLibrary(index))
@@ -163,13 +194,25 @@ enum ServeFigure {
                 }
             }
             let librarySummary = LatencySummary(samples: library), serverSummary = LatencySummary(samples: server)
+            // The server's processor time over the run is its requests': it waits for the next one while this
+            // process searches by itself (its live indexer has nothing to do; Hummingbird's date wakes once a second).
+            if let serverBefore, let serverAfter = ProcessActivity.of(served.pid) {
+                overhead.serverCPU.append((serverAfter.cpuSeconds - serverBefore.cpuSeconds) / Double(paths.count))
+                overhead.serverSleeps.append(Double(serverAfter.sleeps - serverBefore.sleeps) / Double(paths.count))
+            }
+            overhead.libraryCPU.append(libraryCPU / Double(paths.count))
+            overhead.clientCPU.append(clientCPU / Double(paths.count))
             overhead.library.append(librarySummary)
             overhead.server.append(serverSummary)
-            overhead.serverSearch.append(LatencySummary(samples: serverSearch.filter(\.isFinite)))
+            let searchSummary = LatencySummary(samples: serverSearch.filter(\.isFinite))
+            overhead.serverSearch.append(searchSummary)
             overhead.ratios.append((serverSummary.p50 / librarySummary.p50, serverSummary.p99 / librarySummary.p99))
-            Progress.note(String(format: "serve run %d/%d: library p50 %.3f ms p99 %.3f ms; server p50 %.3f ms p99 %.3f ms",
+            Progress.note(String(format: "serve run %d/%d: library p50 %.3f ms p99 %.3f ms; server p50 %.3f ms p99 %.3f ms; Server-Timing mean %.3f ms; processor per query: library %.3f ms, server %.3f ms, client %.3f ms; server sleeps per request %.2f",
                                  run + 1, context.settings.slowRuns, librarySummary.p50 * 1000, librarySummary.p99 * 1000,
-                                 serverSummary.p50 * 1000, serverSummary.p99 * 1000))
+                                 serverSummary.p50 * 1000, serverSummary.p99 * 1000, searchSummary.mean * 1000,
+                                 overhead.libraryCPU.last! * 1000,
+                                 (overhead.serverCPU.last ?? .nan) * 1000, overhead.clientCPU.last! * 1000,
+                                 overhead.serverSleeps.last ?? .nan))
         }
         return overhead
     }
@@ -309,6 +352,7 @@ enum ServeFigure {
 /// The child process serving the suite's index, for the length of a closure.
 private struct ServedIndex {
     let port: Int
+    let pid: pid_t
 
     static func with<T>(_ context: BenchContext, semantic: Bool, _ body: (ServedIndex) throws -> T) throws -> T {
         let outputPath = context.path("serve-\(semantic ? "semantic" : "keyword").out")
@@ -336,7 +380,7 @@ private struct ServedIndex {
             let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             if let range = output.range(of: "Listening on http://127.0.0.1:"),
                let port = Int(output[range.upperBound...].prefix { $0.isNumber }) {
-                return try body(ServedIndex(port: port))
+                return try body(ServedIndex(port: port, pid: child.pid))
             }
             if child.poll() != nil || Stopwatch.nanoseconds() > deadline {
                 let error = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
