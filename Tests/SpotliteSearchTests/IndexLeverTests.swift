@@ -116,13 +116,15 @@ struct IndexLeverTests {
             try load(entity: IndexerSandbox.packageEntity.replacingOccurrences(
                 of: "section     = { type = \"keyword\"", with: "section     = { type = \"keyword\", positions = false"))
         }
-        #expect(misplaced?.description.contains("positions") == true, "\(String(describing: misplaced))")
+        #expect(misplaced?.keyPath == "entities.Package.fields.section.positions", "\(String(describing: misplaced))")
+        #expect(misplaced?.kind == .invalidValue, "\(String(describing: misplaced))")
         let unknown = #expect(throws: ConfigurationError.self) { try load(indexer: "spelling = [\"section\"]") }
-        #expect(unknown?.description.contains("indexer.spelling") == true, "\(String(describing: unknown))")
+        #expect(unknown?.keyPath == "indexer.spelling" && unknown?.kind == .invalidValue, "\(String(describing: unknown))")
         #expect(unknown?.description.contains("\"section\", which is not a text field of any entity") == true)
         for value in ["0", "65", "\"two\""] {
             let shards = #expect(throws: ConfigurationError.self) { try load("shards = \(value)") }
-            #expect(shards?.description.contains("shards") == true, "\(String(describing: shards))")
+            #expect(shards?.keyPath == "shards", "\(String(describing: shards))")
+            #expect(shards?.kind == (value == "\"two\"" ? .wrongType : .invalidValue), "\(String(describing: shards))")
         }
     }
 }

@@ -231,7 +231,13 @@ struct MigrationConfigurationTests {
         let manager = try #require(try folder.load().stagedMigrationManager(loadingSQLFiles: false))
         #expect(try manager.status(ofStoreAtPath: storePath).pendingStages.count == 2)
         let error = #expect(throws: SpotliteStoreError.self) { try manager.migrateStore(atPath: storePath) }
-        #expect(error?.description.contains("was not loaded") == true, "\(String(describing: error))")
+        guard case let .stageFailed(stage, _, message)? = error else {
+            Issue.record("expected stageFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(stage == "v1 → v2", "\(stage)")
+        // The stage's own failure is a configuration error, which has no cause case: its words are the payload.
+        #expect(message.contains("was not loaded"), "\(message)")
         #expect(try manager.status(ofStoreAtPath: storePath).storeVersion?.name == "v1")
     }
 

@@ -230,7 +230,12 @@ struct SearchQueryTests {
             fixture.expectInvalidQuery(query, reasonStartingWith: expected)
         }
         let phrase = #expect(throws: SearchError.self) { try fixture.searcher.search(SearchRequest("description:\"text editor\" vim")) }
-        #expect(phrase.map { "\($0)" }?.contains("search \"text editor\" in every field") == true, "\(String(describing: phrase))")
+        guard case let .invalidQuery(query, .refused(explanation))? = phrase else {
+            Issue.record("expected Spotlite's refusal, got \(String(describing: phrase))")
+            return
+        }
+        #expect(query == "description:\"text editor\" vim")
+        #expect(explanation.contains("search \"text editor\" in every field"), "\(explanation)")
         #expect(try fixture.keySet("summary editor").contains("vim"), "the words alone search every field")
 
         // A field whose prefix differs from its name is named by its prefix.

@@ -24,7 +24,8 @@ struct CaptureBenchmarkTests {
         let corpus = directory.path("corpus.jsonl")
         try "{\"name\": \"a\"}\n{\"name\": 5}\n".write(toFile: corpus, atomically: true, encoding: .utf8)
         let error = #expect(throws: CaptureBenchmark.Failure.self) { try CaptureBenchmark.run(corpus: corpus) }
-        #expect(error?.description.contains("line 2") == true)
+        guard case .malformedLine(let path, let line)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(path == corpus && line == 2)
     }
 
     @Test func missingOrEmptyCorpusIsAnError() throws {
@@ -33,6 +34,7 @@ struct CaptureBenchmarkTests {
         let empty = directory.path("empty.jsonl")
         try "".write(toFile: empty, atomically: true, encoding: .utf8)
         let error = #expect(throws: CaptureBenchmark.Failure.self) { try CaptureBenchmark.run(corpus: empty) }
-        #expect(error?.description.contains("no rows") == true)
+        guard case .emptyCorpus(let path)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(path == empty)
     }
 }

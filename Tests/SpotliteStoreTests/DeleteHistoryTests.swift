@@ -188,12 +188,11 @@ struct ExpiredTokenTests {
         }
     }
 
-    @Test func errorDescriptionsTellTheWayOut() {
+    /// Their words are checked once, with the store's other sentences, in `StoreErrorTests.causeSentences`.
+    @Test func errorsTellTheWayOut() {
         let expired = SpotliteStoreError.expiredToken(requested: HistoryToken(3), purgedThrough: HistoryToken(9))
-        #expect(expired.description.contains("token 3"))
-        #expect(expired.description.contains("9"))
-        #expect(expired.description.contains("resynchronise"))
-        #expect(SpotliteStoreError.unknownToken(requested: HistoryToken(5), current: nil).description.contains("re-created"))
-        #expect(SpotliteStoreError.invalidLimit(0).description.contains("at least 1"))
+        #expect(expired.recovery == .resynchronizeAndContinue)
+        #expect(SpotliteStoreError.unknownToken(requested: HistoryToken(5), current: nil).recovery == .resynchronize)
+        #expect(SpotliteStoreError.invalidLimit(0).recovery == .leaveOutLimit)
     }
 }

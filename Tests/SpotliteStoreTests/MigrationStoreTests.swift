@@ -145,7 +145,7 @@ struct MigrationStoreTests {
         let error = #expect(throws: SpotliteStoreError.stageFailed(stage: "v2 → v3", phase: .didMigrate, message: "injected failure")) {
             try SpotliteStore(path: path, migrationManager: manager)
         }
-        #expect(error?.description.contains("rolled back, leaving the store at its previous version") == true)
+        #expect(error?.recovery == .fixStageAndReopen)
 
         // Stage 1 committed; stage 2 left no trace: not its rename, not its updates, not its history.
         let between = try SpotliteStore(path: path, model: NoteVersions.v2.model)
@@ -211,7 +211,7 @@ struct MigrationStoreTests {
         let error = #expect(throws: SpotliteStoreError.storeIsNewer(store: NoteVersions.v3.id, newest: NoteVersions.v2.id)) {
             try SpotliteStore(path: path, migrationManager: olderApp)
         }
-        #expect(error?.description.contains("open it with a newer version of the app") == true)
+        #expect(error?.recovery == .useNewerApp)
         #expect(throws: SpotliteStoreError.self) { try olderApp.status(ofStoreAtPath: path) }
     }
 
@@ -223,7 +223,7 @@ struct MigrationStoreTests {
         let error = #expect(throws: SpotliteStoreError.unknownStoreVersion(NoteVersions.v1.id, known: ["v2", "v3"])) {
             try SpotliteStore(path: path, migrationManager: laterStagesOnly)
         }
-        #expect(error?.description.contains("add a stage from v1") == true)
+        #expect(error?.recovery == .addStage(from: "v1"))
         // Nothing was touched.
         #expect(try SpotliteStore(path: path, model: NoteVersions.v1.model).currentModelVersion() == NoteVersions.v1.id)
     }
@@ -237,7 +237,7 @@ struct MigrationStoreTests {
             version: "v1", store: NoteVersions.v1.checksum, model: edited.checksum)) {
             try SpotliteStore(path: path, migrationManager: try StagedMigrationManager(version: edited))
         }
-        #expect(error?.description.contains("put the change in a new version") == true)
+        #expect(error?.recovery == .restoreVersionModel)
     }
 
     // MARK: - Stores that record no version
@@ -272,7 +272,7 @@ struct MigrationStoreTests {
         let error = #expect(throws: SpotliteStoreError.unrecognizedSchema(path: path, matching: [], known: ["v1", "v2", "v3"])) {
             try manager.migrateStore(atPath: path)
         }
-        #expect(error?.description.contains("`assumingVersion:`") == true)
+        #expect(error?.recovery == .assumeVersion(tablesMatchSeveral: false))
         #expect(throws: SpotliteStoreError.unknownVersionName("v7", known: ["v1", "v2", "v3"])) {
             try manager.migrateStore(atPath: path, assumingVersion: "v7")
         }
@@ -305,7 +305,7 @@ struct MigrationStoreTests {
         let error = #expect(throws: SpotliteStoreError.migrationRequired(store: NoteVersions.v1.id, newest: NoteVersions.v3.id)) {
             try SpotliteStore(path: path, migrationManager: manager, options: StoreOptions(readOnly: true))
         }
-        #expect(error?.description.contains("open it once without readOnly") == true)
+        #expect(error?.recovery == .migrate)
         #expect(throws: SpotliteStoreError.readOnlyStore(operation: .migrate)) {
             try manager.migrateStore(atPath: path, options: StoreOptions(readOnly: true))
         }

@@ -74,7 +74,7 @@ struct TrackingMergeHookTests {
         #expect(throws: SpotliteStoreError.unknownMergeHook(stranger)) {
             try fixture.tracker.registerMergeHook(before: stranger) { _ in .goOn }
         }
-        #expect(SpotliteStoreError.unknownMergeHook(stranger).description.contains("register that hook first"))
+        #expect(SpotliteStoreError.unknownMergeHook(stranger).recovery == .registerHookFirst)
     }
 
     @Test func theHookSeesTheTransactionsAndTheSubscribers() async throws {
