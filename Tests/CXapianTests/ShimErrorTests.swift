@@ -77,9 +77,9 @@ struct ShimErrorTests {
         #expect(!cx_term_generator_set_cjk_ngrams(nil, true, &err))
         #expect(takeError(&err)?.code == CX_ERR_INVALID_ARGUMENT)
         #expect(cx_writable_database_open("", cx_db_create_or_open, &err) == nil)
-        let rejected1 = takeError(&err)
-        #expect(rejected1?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: rejected1))")
-        #expect(rejected1?.message.contains("empty") == true, "the shim's message names the argument")
+        let emptyPath = takeError(&err)
+        #expect(emptyPath?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: emptyPath))")
+        #expect(emptyPath?.message.contains("empty") == true, "the shim's message names the argument")
     }
 
     @Test func nullBytesWithALengthAreRejected() throws {
@@ -103,9 +103,9 @@ struct ShimErrorTests {
         let document = cx_document_new(&err)
         #expect(document == nil)
         #expect(err == first)
-        let rejected2 = takeError(&err)
-        #expect(rejected2?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: rejected2))")
-        #expect(rejected2?.message.contains("path is NULL") == true, "the shim's message names the argument")
+        let firstError = takeError(&err)
+        #expect(firstError?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: firstError))")
+        #expect(firstError?.message.contains("path is NULL") == true, "the shim's message names the argument")
     }
 
     @Test func errorsCanBeDiscardedByPassingNoErrorPointer() throws {
@@ -198,18 +198,18 @@ struct ShimErrorTests {
         defer { cx_database_free(reader) }
         var err: OpaquePointer?
         #expect(!cx_database_compact(reader, directory.database("out"), 12345, &err))
-        let rejected3 = takeError(&err)
-        #expect(rejected3?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: rejected3))")
-        #expect(rejected3?.message.contains("cx_compact_standard") == true, "the shim's message names the argument")
+        let unknownCompaction = takeError(&err)
+        #expect(unknownCompaction?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: unknownCompaction))")
+        #expect(unknownCompaction?.message.contains("cx_compact_standard") == true, "the shim's message names the argument")
 
         let query = try #require(cx_query_new_match_all(&err))
         defer { cx_query_free(query) }
         var options = cx_search_options()
         options.sort = cx_sort_order(rawValue: 77)
         #expect(cx_database_search(reader, query, &options, &err) == nil)
-        let rejected4 = takeError(&err)
-        #expect(rejected4?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: rejected4))")
-        #expect(rejected4?.message.contains("CX_SORT_RELEVANCE") == true, "the shim's message names the argument")
+        let unknownSortOrder = takeError(&err)
+        #expect(unknownSortOrder?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: unknownSortOrder))")
+        #expect(unknownSortOrder?.message.contains("CX_SORT_RELEVANCE") == true, "the shim's message names the argument")
         options.sort = CX_SORT_VALUE_ASCENDING
         options.sort_slot = cx_bad_valueno
         #expect(cx_database_search(reader, query, &options, &err) == nil)
@@ -217,22 +217,22 @@ struct ShimErrorTests {
         options.sort = CX_SORT_RELEVANCE
         options.facet_slot_count = 2
         #expect(cx_database_search(reader, query, &options, &err) == nil)
-        let rejected5 = takeError(&err)
-        #expect(rejected5?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: rejected5))")
-        #expect(rejected5?.message.contains("facet slots are NULL") == true, "the shim's message names the argument")
+        let missingFacetSlots = takeError(&err)
+        #expect(missingFacetSlots?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: missingFacetSlots))")
+        #expect(missingFacetSlots?.message.contains("facet slots are NULL") == true, "the shim's message names the argument")
 
         var parts: [OpaquePointer?] = [query]
         #expect(cx_query_combine(cx_op_and, &parts, 0, &err) == nil)
         #expect(takeError(&err)?.code == CX_ERR_INVALID_ARGUMENT)
         #expect(cx_query_combine(999, &parts, 1, &err) == nil)
-        let rejected6 = takeError(&err)
-        #expect(rejected6?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: rejected6))")
-        #expect(rejected6?.message.contains("cx_op_and") == true, "the shim's message names the argument")
+        let unknownOperator = takeError(&err)
+        #expect(unknownOperator?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: unknownOperator))")
+        #expect(unknownOperator?.message.contains("cx_op_and") == true, "the shim's message names the argument")
         parts.append(nil)
         #expect(cx_query_combine(cx_op_or, &parts, 2, &err) == nil)
-        let rejected7 = takeError(&err)
-        #expect(rejected7?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: rejected7))")
-        #expect(rejected7?.message.contains("query 1 is NULL") == true, "the shim's message names the argument")
+        let missingQuery = takeError(&err)
+        #expect(missingQuery?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: missingQuery))")
+        #expect(missingQuery?.message.contains("query 1 is NULL") == true, "the shim's message names the argument")
         #expect(cx_query_new_value_range(0, nil, 0, nil, 0, &err) == nil)
         #expect(takeError(&err)?.code == CX_ERR_INVALID_ARGUMENT)
     }

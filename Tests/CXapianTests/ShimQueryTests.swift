@@ -104,9 +104,9 @@ struct ShimQueryTests {
         #expect(badDate.error?.message.contains("YYYY-MM-DD") == true)
 
         #expect(!cx_query_parser_set_default_op(parser, cx_op_filter, &err))
-        let rejected1 = takeError(&err)
-        #expect(rejected1?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: rejected1))")
-        #expect(rejected1?.message.contains("cx_op_and or cx_op_or") == true, "the shim's message names the argument")
+        let filterAsDefault = takeError(&err)
+        #expect(filterAsDefault?.code == CX_ERR_INVALID_ARGUMENT, "\(String(describing: filterAsDefault))")
+        #expect(filterAsDefault?.message.contains("cx_op_and or cx_op_or") == true, "the shim's message names the argument")
         #expect(!withText("name") { field, fieldLength in
             withText("XNAME") { cx_query_parser_add_boolean_prefix(parser, field, fieldLength, $0, $1, true, &err) }
         })
