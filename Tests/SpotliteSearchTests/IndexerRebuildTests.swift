@@ -23,8 +23,12 @@ struct IndexerRebuildTests {
         // Someone deletes history the indexer has not consumed (as a maximum_duration purge would).
         try sandbox.store.deleteHistory(.through(newest))
         #expect(throws: SpotliteStoreError.self) { try sandbox.store.fetchHistory(.after(indexed)) }
-        let foretold = try await indexer.status().rebuildReason
-        #expect(foretold?.contains("after token \(indexed) was deleted") == true, "\(String(describing: foretold))")
+        let foretold = try await indexer.status().rebuildCause
+        guard case let .historyDeleted(requested, _)? = foretold else {
+            Issue.record("expected historyDeleted, got \(String(describing: foretold))")
+            return
+        }
+        #expect(requested == indexed)
 
         let summary = try await indexer.update()
         #expect(summary.rebuilt)

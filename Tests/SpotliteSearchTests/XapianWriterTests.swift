@@ -135,6 +135,7 @@ struct XapianWriterTests {
         #expect(emptyKey.message.contains("metadata key is empty"))
         #expect(!emptyKey.batchLost)
         let emptyTerm = try #require(engineFailure { try writer.deleteDocument(uniqueTerm: "") })
+        #expect(emptyTerm.code == .invalidArgument)
         #expect(emptyTerm.message.contains("unique term is empty"))
         let cancel = try #require(engineFailure { try writer.cancelTransaction() })
         #expect(cancel.code == .invalidOperation)
