@@ -32,8 +32,12 @@ struct IndexerRebuildTests {
 
         let summary = try await indexer.update()
         #expect(summary.rebuilt)
-        let reason = try #require(summary.reason)
-        #expect(reason.contains("after token \(indexed) was deleted"), "reason: \(reason)")
+        guard case let .historyDeleted(rebuiltAfter, _)? = summary.rebuildCause else {
+            Issue.record("expected the rebuild's cause to be historyDeleted, got \(String(describing: summary.rebuildCause))")
+            return
+        }
+        #expect(rebuiltAfter == indexed)
+        #expect(summary.reason == summary.rebuildCause?.description)
         #expect(summary.token == newest)
         #expect(try sandbox.keys("gimp") == ["gimp"])
         #expect(try sandbox.keys("name:vim").isEmpty, "the delete is not lost although its history is")
@@ -163,7 +167,8 @@ struct IndexerRebuildTests {
         }
         let summary = try await sandbox.makeIndexer().update()
         #expect(summary.rebuilt)
-        #expect(summary.reason?.contains("another version of Spotlite (index format 0") == true, "reason: \(summary.reason ?? "")")
+        #expect(summary.rebuildCause == .anotherFormat(index: "0", current: IndexMetadata.format))
+        #expect(summary.reason == summary.rebuildCause?.description)
     }
 
     /// 7: stop words indexed without their stems; 9: records spelling their words out.
@@ -182,8 +187,7 @@ struct IndexerRebuildTests {
         let summary = try await sandbox.makeIndexer().update()
         #expect(summary.rebuilt)
         #expect(foretold == summary.reason, "index status says what the update then does")
-        #expect(summary.reason?.contains("index format \(format), this version writes \(IndexMetadata.format)") == true,
-                "reason: \(summary.reason ?? "")")
+        #expect(summary.rebuildCause == .anotherFormat(index: format, current: IndexMetadata.format))
         for shard in try #require(try sandbox.liveLayout).shardPaths {
             #expect(try XapianDatabase(path: shard).metadata(forKey: IndexMetadata.formatKey) == IndexMetadata.format)
         }
@@ -210,8 +214,7 @@ struct IndexerRebuildTests {
         let summary = try await sandbox.makeIndexer().update()
         #expect(summary.rebuilt)
         #expect(foretold == summary.reason, "index status says what the update then does")
-        #expect(summary.reason?.contains("index format 9, this version writes \(IndexMetadata.format)") == true,
-                "reason: \(summary.reason ?? "")")
+        #expect(summary.rebuildCause == .anotherFormat(index: "9", current: IndexMetadata.format))
         var documents = 0
         for shard in try #require(try sandbox.liveLayout).shardPaths {
             let database = try XapianDatabase(path: shard)

@@ -18,8 +18,12 @@ public struct IndexUpdateSummary: Sendable, Hashable, Codable {
     public var deleted = 0
     /// Whether the index was rebuilt from the store's rows.
     public var rebuilt = false
-    /// Why it was rebuilt.
+    /// Why it was rebuilt, in words (``rebuildCause``'s description for the indexer's rebuilds).
     public var reason: String?
+    /// Why it was rebuilt, as a case to match: set by ``SpotliteIndexer``'s rebuilds (`nil` when nothing was
+    /// rebuilt, and for indexes whose rebuilds have no ``IndexRebuildReason``). Not part of the `Codable` form,
+    /// which keeps ``reason``.
+    public var rebuildCause: IndexRebuildReason?
     /// How long the update took.
     public var seconds: Double = 0
     /// Values of number and date fields in the documents written that the index could not read (`"cheap"` for a
@@ -33,6 +37,11 @@ public struct IndexUpdateSummary: Sendable, Hashable, Codable {
 
     /// An empty summary: nothing done yet.
     public init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case token, transactions, changes, indexed, deleted, rebuilt, reason, seconds, unreadableValues,
+             unreadableExamples
+    }
 
     /// Counts `found` (from one document) and keeps the first few described.
     mutating func noteUnreadable(_ found: [String]) {

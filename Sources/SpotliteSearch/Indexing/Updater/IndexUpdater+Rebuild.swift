@@ -133,6 +133,7 @@ extension IndexUpdater {
         state.summary.rebuilt = true
         state.rebuilds += 1
         state.summary.reason = reason.description
+        state.summary.rebuildCause = reason
         state.summary.indexed += indexed
         state.summary.noteUnreadable(of: unreadable)
         state.summary.token = token

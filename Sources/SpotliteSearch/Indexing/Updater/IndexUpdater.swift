@@ -208,6 +208,7 @@ final class IndexUpdater: Sendable {
         commit.unreadableExamples = Array(summary.unreadableExamples.dropFirst(lastPosted.unreadableExamples.count))
         commit.rebuilt = summary.rebuilt && !lastPosted.rebuilt
         commit.reason = commit.rebuilt ? summary.reason : nil
+        commit.rebuildCause = commit.rebuilt ? summary.rebuildCause : nil
         commit.seconds = summary.seconds - lastPosted.seconds
         state.lastPosted = summary
         broadcaster.post(IndexDidUpdate(token: token, summary: summary, commit: commit))
